@@ -1,0 +1,40 @@
+"""scrapy-simdedup: near-duplicate detection for Scrapy crawls.
+
+The names a user writes (in settings.py or a script) are re-exported here.
+"""
+
+from __future__ import annotations
+
+from scrapy_simdedup.errors import SimDedupError, TextTooShortError, UndecodablePageError
+from scrapy_simdedup.fingerprint.keywords import keyword_fingerprint, top_keywords
+from scrapy_simdedup.fingerprint.nshash import SentenceGroups, sentence_hashes
+from scrapy_simdedup.fingerprint.pagetext import decode_page, page_text
+from scrapy_simdedup.fingerprint.simhash import (
+    hamming_distance,
+    simhash,
+    simhash_weights,
+    similarity,
+)
+from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
+from scrapy_simdedup.fingerprint.tokens import Tokenizer
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "SentenceGroups",
+    "SimDedupError",
+    "TextFingerprint",
+    "TextTooShortError",
+    "Tokenizer",
+    "UndecodablePageError",
+    "decode_page",
+    "fingerprint_text",
+    "hamming_distance",
+    "keyword_fingerprint",
+    "page_text",
+    "sentence_hashes",
+    "simhash",
+    "simhash_weights",
+    "similarity",
+    "top_keywords",
+]

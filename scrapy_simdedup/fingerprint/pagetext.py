@@ -1,0 +1,238 @@
+"""The readable text of an HTML page: what stays the same when a mirror or reprint copies it.
+
+Bytes are decoded as browsers do: byte-order mark, then the HTTP ``Content-Type`` charset,
+then ``<meta charset>``, each tried strictly so that a wrong declaration (GBK bytes labelled
+UTF-8) falls through; then UTF-8; then statistical detection (charset-normalizer). Binary
+bodies (images, PDFs, archives) and bytes no decoder explains are refused with
+``UndecodablePageError`` instead of being fingerprinted as garbage.
+
+The text leaves out what is not the page's content and what mirrors change: scripts, styles,
+templates, comments, and page furniture (nav, header, footer, aside, forms, menus, and
+elements with the matching ARIA roles). Block elements become line breaks, so sentence-based
+fingerprints (nshash) see paragraph ends.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from dataclasses import dataclass
+
+import charset_normalizer
+from charset_normalizer.md import mess_ratio
+from lxml import etree
+from lxml import html as lxml_html
+from w3lib.encoding import (
+    html_body_declared_encoding,
+    http_content_type_encoding,
+    read_bom,
+    resolve_encoding,
+)
+
+from scrapy_simdedup.errors import UndecodablePageError
+
+DETECTION_SAMPLE_BYTES = 65_536
+MAX_MESS = 0.2
+"""Above this charset-normalizer "mess ratio" a decoding is garbage (e.g. GBK read as cp1252),
+however strictly it decoded; the next candidate is tried."""
+_BINARY_MAGIC = (
+    b"\x89PNG", b"%PDF", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b", b"BZh",
+    b"\xfd7zXZ", b"RIFF", b"OggS", b"wOFF", b"wOF2", b"\x00\x00\x01\x00", b"ID3", b"\x7fELF",
+)  # fmt: skip
+_DROPPED_TAGS = frozenset(
+    [
+        "script",
+        "style",
+        "template",
+        "noscript",
+        "svg",
+        "math",
+        "iframe",
+        "object",
+        "embed",
+        "canvas",
+        "head",
+        "nav",
+        "header",
+        "footer",
+        "aside",
+        "form",
+        "menu",
+        "button",
+        "select",
+        "textarea",
+        "dialog",
+    ]
+)
+_DROPPED_ROLES = frozenset(
+    ["navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"]
+)
+_BLOCK_TAGS = frozenset(
+    [
+        "address",
+        "article",
+        "blockquote",
+        "br",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "figcaption",
+        "figure",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "li",
+        "main",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "table",
+        "tbody",
+        "td",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    ]
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_INLINE_SPACE = re.compile(r"[^\S\n]+")
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_DROPPED_BLOCK = re.compile(
+    r"<!--.*?-->|<(script|style|template|noscript|svg|head|nav|header|footer|aside|form)\b.*?</\1\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+_TAG = re.compile(r"<[^>]*>")
+
+
+@dataclass(frozen=True)
+class DecodedPage:
+    """A decoded body and how its encoding was found: bom, header, meta, utf-8 or detected."""
+
+    text: str
+    encoding: str
+    source: str
+
+
+def decode_page(body: bytes, content_type: str | None = None) -> DecodedPage:
+    """Decode a body as a browser would; ``UndecodablePageError`` for binary or unknown bytes."""
+    if body.startswith(_BINARY_MAGIC):
+        raise UndecodablePageError("binary", f"body starts like a binary file ({body[:4]!r})")
+    bom_encoding, bom = read_bom(body)
+    if bom_encoding and bom:
+        return DecodedPage(body[len(bom) :].decode(bom_encoding, "replace"), bom_encoding, "bom")
+    declared = (
+        ("header", http_content_type_encoding(content_type) if content_type else None),
+        ("meta", html_body_declared_encoding(body)),
+        ("utf-8", "utf-8"),
+    )
+    for source, encoding in declared:
+        codec = resolve_encoding(encoding) if encoding else None
+        text = _strict_decode(body, codec)
+        if codec and text is not None and _readable(_checked(text, codec)):
+            return DecodedPage(text, codec, source)
+    return _detect(body)
+
+
+def _strict_decode(body: bytes, codec: str | None) -> str | None:
+    if codec is None:
+        return None
+    try:
+        return body.decode(codec)
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def _readable(text: str) -> bool:
+    return mess_ratio(text[:DETECTION_SAMPLE_BYTES], maximum_threshold=MAX_MESS) < MAX_MESS
+
+
+def _detect(body: bytes) -> DecodedPage:
+    match = charset_normalizer.from_bytes(body[:DETECTION_SAMPLE_BYTES]).best()
+    if match is None or not _readable(
+        body[:DETECTION_SAMPLE_BYTES].decode(match.encoding, "replace")
+    ):
+        raise UndecodablePageError(
+            "undetectable", "no declared or detected encoding explains these bytes"
+        )
+    text = _checked(body.decode(match.encoding, "replace"), match.encoding)
+    return DecodedPage(text, match.encoding, "detected")
+
+
+def _checked(text: str, encoding: str) -> str:
+    sample = text[:DETECTION_SAMPLE_BYTES]
+    if sample and len(_CONTROL.findall(sample)) > len(sample) // 20:
+        raise UndecodablePageError(
+            "binary", f"decoded as {encoding}, but over 5% of it is control characters"
+        )
+    return text
+
+
+def page_text(page: str | bytes, *, content_type: str | None = None) -> str:
+    """The readable text of an HTML page (str, or bytes decoded by ``decode_page``).
+
+    Raises ``UndecodablePageError`` for binary or undecodable bytes; any ``str`` works,
+    including lone surrogates and NULs (replaced before parsing).
+    """
+    markup = decode_page(page, content_type).text if isinstance(page, bytes) else page
+    markup = _XML_DECLARATION.sub("", markup, count=1)
+    data = markup.encode("utf-8", "replace").replace(b"\x00", b"")
+    if not data.strip():
+        return ""
+    parser = lxml_html.HTMLParser(
+        encoding="utf-8", remove_comments=True, remove_pis=True, huge_tree=True
+    )
+    try:
+        root = lxml_html.document_fromstring(data, parser=parser)
+    except (etree.ParserError, ValueError):
+        return ""
+    if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
+        # libxml2 stops at 2,048 nested elements and drops the rest; flatten instead.
+        return _flat_text(markup)
+    return _readable_text(root)
+
+
+def _flat_text(markup: str) -> str:
+    """Text of markup too deep to parse: dropped blocks and tags removed by pattern."""
+    markup = _DROPPED_BLOCK.sub(" ", markup)
+    text = html_lib.unescape(_TAG.sub("\n", markup))
+    return _tidy(text)
+
+
+def _readable_text(root: etree._Element) -> str:
+    parts: list[str] = []
+    skipping: etree._Element | None = None
+    for event, element in etree.iterwalk(root, events=("start", "end")):
+        if skipping is not None:
+            if event == "end" and element is skipping:
+                skipping = None
+                parts.append(element.tail or "")
+            continue
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if event == "start":
+            if (
+                tag in _DROPPED_TAGS
+                or element.get("role") in _DROPPED_ROLES
+                or element.get("hidden") is not None
+            ):
+                skipping = element
+                continue
+            if tag in _BLOCK_TAGS:
+                parts.append("\n")
+            parts.append(element.text or "")
+        else:
+            if tag in _BLOCK_TAGS:
+                parts.append("\n")
+            parts.append(element.tail or "")
+    return _tidy("".join(parts))
+
+
+def _tidy(text: str) -> str:
+    lines = (_INLINE_SPACE.sub(" ", line).strip() for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)

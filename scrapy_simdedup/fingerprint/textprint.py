@@ -1,0 +1,47 @@
+"""A text's fingerprints in one call that never raises: SimHash when reliable, else exact."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import mmh3
+
+from scrapy_simdedup.fingerprint.simhash import (
+    DEFAULT_SEED,
+    DEFAULT_TOKENIZER,
+    MIN_FEATURES,
+    simhash_weights,
+)
+from scrapy_simdedup.fingerprint.tokens import Tokenizer
+
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class TextFingerprint:
+    """What a caller needs to decide whether a text was seen before.
+
+    ``simhash`` is None when the text has fewer than ``MIN_FEATURES`` features; compare such
+    texts by ``exact`` (a 64-bit hash of the whitespace-normalised text) only, so two
+    different tiny pages are never near-duplicates.
+    """
+
+    simhash: int | None
+    exact: int
+    features: int
+
+    @property
+    def too_short(self) -> bool:
+        return self.simhash is None
+
+
+def fingerprint_text(
+    text: str, *, tokenizer: Tokenizer = DEFAULT_TOKENIZER, seed: int = DEFAULT_SEED
+) -> TextFingerprint:
+    """Fingerprint any ``str`` (empty, NULs, lone surrogates included) without raising."""
+    weights = tokenizer.weights(text)
+    normalised = _SPACE.sub(" ", text).strip()
+    exact = mmh3.hash64(normalised.encode("utf-8", "surrogatepass"), seed, signed=False)[0]
+    fingerprint = simhash_weights(weights, seed=seed) if len(weights) >= MIN_FEATURES else None
+    return TextFingerprint(simhash=fingerprint, exact=exact, features=len(weights))

@@ -1,0 +1,140 @@
+"""Weighted features of a text: the input of every fingerprint.
+
+A feature is a string; its weight is a float. By default features are words:
+
+* runs of Han characters are cut into words by jieba; single-character words and the
+  function words in ``stopwords.CHINESE`` get no weight (with them, unrelated Chinese
+  articles land only ~11 bits apart);
+* runs of kana or hangul become overlapping character bigrams;
+* every other run of letters or digits is a lower-cased word, minus ``stopwords.ENGLISH``.
+
+Options: ``cjk="bigrams"`` replaces jieba by character bigrams (several times faster, no
+dictionary), ``shingles="overlapping"|"fixed"`` uses the character shingles of seed 000
+instead of words, and ``weighting="idf"`` multiplies term frequency by jieba's bundled IDF
+table (tokens it does not know get its median IDF).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from types import ModuleType
+from typing import Literal
+
+from scrapy_simdedup.fingerprint.stopwords import CHINESE, ENGLISH
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_KANA_HANGUL = "\u3040-\u30ff\u31f0-\u31ff\u1100-\u11ff\uac00-\ud7af"
+_CJK = re.compile(f"[{_HAN}{_KANA_HANGUL}]")
+_WORD = re.compile(r"[^\W_]+")
+_HAN_RUN = re.compile(f"[{_HAN}]+")
+_KANA_RUN = re.compile(f"[{_KANA_HANGUL}]+")
+_OTHER_WORD = re.compile(f"[^\\W_{_HAN}{_KANA_HANGUL}]+")
+_NOT_WORD = re.compile(r"[\W_]+")
+
+CjkMode = Literal["jieba", "bigrams"]
+ShingleMode = Literal["off", "overlapping", "fixed"]
+Weighting = Literal["tf", "idf"]
+
+
+@dataclass(frozen=True)
+class Tokenizer:
+    """Turns text into weighted features; frozen, so one instance can be shared freely.
+
+    ``name`` identifies the options; an index stores it and refuses to mix fingerprints made
+    by different tokenizers.
+    """
+
+    cjk: CjkMode = "jieba"
+    shingles: ShingleMode = "off"
+    shingle_size: int = 4
+    weighting: Weighting = "tf"
+
+    def __post_init__(self) -> None:
+        _check_choice("cjk", self.cjk, ("jieba", "bigrams"))
+        _check_choice("shingles", self.shingles, ("off", "overlapping", "fixed"))
+        _check_choice("weighting", self.weighting, ("tf", "idf"))
+        if not 2 <= self.shingle_size <= 16:
+            raise ValueError(f"shingle_size must be between 2 and 16, got {self.shingle_size!r}")
+
+    @property
+    def name(self) -> str:
+        if self.shingles != "off":
+            return f"shingles-{self.shingles}-{self.shingle_size}/{self.weighting}"
+        return f"words-{self.cjk}/{self.weighting}"
+
+    def tokens(self, text: str) -> list[str]:
+        """The weighted tokens of ``text`` in order, repeats included."""
+        if self.shingles != "off":
+            return _shingles(text, self.shingle_size, overlapping=self.shingles == "overlapping")
+        if not _CJK.search(text):
+            return [w for w in _WORD.findall(text.lower()) if w not in ENGLISH]
+        return _mixed_tokens(text, self.cjk)
+
+    def weights(self, text: str) -> Mapping[str, float]:
+        """Feature -> weight: term frequency, times IDF when ``weighting="idf"``."""
+        if self.shingles == "off" and not _CJK.search(text):
+            # The common case, made cheap: count first, then drop the few stopwords present.
+            counts = Counter(_WORD.findall(text.lower()))
+            for stopword in ENGLISH.intersection(counts):
+                del counts[stopword]
+        else:
+            counts = Counter(self.tokens(text))
+        if self.weighting == "tf":
+            return counts
+        idf, median = _jieba_idf()
+        return {token: n * idf.get(token, median) for token, n in counts.items()}
+
+
+def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"Tokenizer {name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+def _mixed_tokens(text: str, cjk: CjkMode) -> list[str]:
+    tokens = [w for w in _OTHER_WORD.findall(text.lower()) if w not in ENGLISH]
+    tokens += [run[i : i + 2] for run in _KANA_RUN.findall(text) for i in range(len(run) - 1)]
+    han_runs = _HAN_RUN.findall(text)
+    if cjk == "bigrams":
+        tokens += [run[i : i + 2] for run in han_runs for i in range(len(run) - 1)]
+        return tokens
+    if han_runs:
+        # One jieba call for all runs: a newline is never part of a jieba word, so no word
+        # spans two runs, and the per-call overhead is paid once per text.
+        words = _jieba().lcut("\n".join(han_runs))
+        tokens += [w for w in words if len(w) > 1 and w not in CHINESE and w != "\n"]
+    return tokens
+
+
+def _shingles(text: str, size: int, *, overlapping: bool) -> list[str]:
+    compact = _NOT_WORD.sub("", text.lower())
+    step = 1 if overlapping else size
+    return [compact[i : i + size] for i in range(0, len(compact) - size + 1, step)]
+
+
+@lru_cache(maxsize=1)
+def _jieba() -> ModuleType:
+    import jieba
+
+    # jieba logs its dictionary loading at DEBUG to its own stderr handler: one line per
+    # process that would otherwise land in every crawl's log.
+    jieba.setLogLevel(logging.WARNING)
+    module: ModuleType = jieba
+    return module
+
+
+@lru_cache(maxsize=1)
+def _jieba_idf() -> tuple[dict[str, float], float]:
+    table = resources.files("jieba").joinpath("analyse", "idf.txt").read_text("utf-8")
+    idf: dict[str, float] = {}
+    for line in table.splitlines():
+        word, _, value = line.strip().partition(" ")
+        if value:
+            idf[word] = float(value)
+    median = sorted(idf.values())[len(idf) // 2]
+    return idf, median
