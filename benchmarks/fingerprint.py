@@ -90,7 +90,7 @@ def main() -> None:
             "ours bigrams: simhash(text)",
             chinese,
             lambda t: simhash(t, tokenizer=bigrams),
-        ),  # noqa: E501
+        ),
     ]
     print(f"{len(english)} English and {len(chinese)} Chinese documents of ~{DOC_BYTES:,} bytes\n")
     print(f"{'text':8} {'implementation':32} {'docs/s':>9} {'MB/s':>7} {'vs package':>11}")

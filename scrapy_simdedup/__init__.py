@@ -5,7 +5,17 @@ The names a user writes (in settings.py or a script) are re-exported here.
 
 from __future__ import annotations
 
-from scrapy_simdedup.errors import SimDedupError, TextTooShortError, UndecodablePageError
+from scrapy_simdedup.errors import (
+    ForeignFolderError,
+    SimDedupError,
+    StoreDamagedError,
+    StoreError,
+    StoreFullError,
+    StoreLockedError,
+    StoreMismatchError,
+    TextTooShortError,
+    UndecodablePageError,
+)
 from scrapy_simdedup.fingerprint.keywords import keyword_fingerprint, top_keywords
 from scrapy_simdedup.fingerprint.nshash import SentenceGroups, sentence_hashes
 from scrapy_simdedup.fingerprint.pagetext import decode_page, page_text
@@ -17,12 +27,23 @@ from scrapy_simdedup.fingerprint.simhash import (
 )
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
+from scrapy_simdedup.index.opening import SimHashIndex, open_index
+from scrapy_simdedup.index.permuted import Match, QueryOrAdd
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ForeignFolderError",
+    "Match",
+    "QueryOrAdd",
     "SentenceGroups",
     "SimDedupError",
+    "SimHashIndex",
+    "StoreDamagedError",
+    "StoreError",
+    "StoreFullError",
+    "StoreLockedError",
+    "StoreMismatchError",
     "TextFingerprint",
     "TextTooShortError",
     "Tokenizer",
@@ -31,6 +52,7 @@ __all__ = [
     "fingerprint_text",
     "hamming_distance",
     "keyword_fingerprint",
+    "open_index",
     "page_text",
     "sentence_hashes",
     "simhash",

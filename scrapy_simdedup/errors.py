@@ -2,7 +2,13 @@
 
     SimDedupError
     ├── TextTooShortError      text has too few features for a reliable SimHash
-    └── UndecodablePageError   bytes that are not text (binary) or whose encoding cannot be told
+    ├── UndecodablePageError   bytes that are not text (binary) or whose encoding cannot be told
+    └── StoreError             the index's storage cannot be used as asked
+        ├── StoreLockedError       another process holds the folder
+        ├── StoreMismatchError     the store was made with other parameters
+        ├── ForeignFolderError     the folder holds something that is not our store
+        ├── StoreDamagedError      the store's files are damaged
+        └── StoreFullError         a bounded store reached its limit
 
 Both leaves also derive from ``ValueError``: they describe bad input, not a broken plugin.
 """
@@ -39,3 +45,37 @@ class UndecodablePageError(SimDedupError, ValueError):
     def __init__(self, reason: str, detail: str) -> None:
         self.reason = reason
         super().__init__(detail)
+
+
+class StoreError(SimDedupError):
+    """The index's storage failed or cannot be used as asked; the message names it."""
+
+
+class StoreLockedError(StoreError):
+    """Another process has the store open (LevelDB allows one writer per folder)."""
+
+
+class StoreMismatchError(StoreError):
+    """The store was created with other parameters; ``differences`` maps name -> (stored, asked)."""
+
+    def __init__(self, location: str, differences: dict[str, tuple[object, object]]) -> None:
+        self.differences = differences
+        listed = "; ".join(
+            f"{name}: stored {old!r}, asked {new!r}" for name, (old, new) in differences.items()
+        )
+        super().__init__(
+            f"{location} was created with other parameters ({listed}). Open it with the stored "
+            "values, or give these settings a new folder (or reset the store)."
+        )
+
+
+class ForeignFolderError(StoreError):
+    """The folder exists and holds data that is not a scrapy-simdedup store."""
+
+
+class StoreDamagedError(StoreError):
+    """The store's files are damaged; nothing was written or re-created."""
+
+
+class StoreFullError(StoreError):
+    """A bounded (memory) store is full."""

@@ -1,0 +1,3 @@
+"""A SimHash index on disk or in memory, independent of Scrapy."""
+
+from __future__ import annotations

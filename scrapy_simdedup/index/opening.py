@@ -1,0 +1,210 @@
+"""``open_index``: the public way to a SimHash index, one shared handle per folder.
+
+LevelDB allows a single open handle per folder, even within one process, so every caller
+asking for the same folder shares one store; it is closed when the last ``SimHashIndex``
+on it is closed.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import secrets
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreMismatchError
+from scrapy_simdedup.fingerprint.simhash import DEFAULT_TOKENIZER
+from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
+from scrapy_simdedup.index.params import PARAMS_KEY, IndexParams
+from scrapy_simdedup.index.permuted import Match, PermutedIndex, QueryOrAdd, Verification
+from scrapy_simdedup.index.stores import open_store
+from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
+from scrapy_simdedup.index.tables import TableDesign, choose_design
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import TracebackType
+
+    from typing_extensions import Self
+
+    from scrapy_simdedup.fingerprint.tokens import Tokenizer
+    from scrapy_simdedup.index.stores.base import Store
+
+DEFAULT_EXPECTED_SIZE = 10_000_000
+
+
+@dataclass
+class _Shared:
+    core: PermutedIndex
+    params: IndexParams
+    users: int
+
+
+_shared: dict[str, _Shared] = {}
+_shared_lock = threading.Lock()
+
+
+def open_index(
+    location: str | os.PathLike[str],
+    *,
+    max_distance: int = 3,
+    expected_size: int = DEFAULT_EXPECTED_SIZE,
+    tokenizer: Tokenizer = DEFAULT_TOKENIZER,
+    seed: int | None = None,
+    sync: bool = False,
+    memory_limit: int = DEFAULT_MAX_KEYS,
+) -> SimHashIndex:
+    """Open (or create) a SimHash index.
+
+    ``location`` is a folder (LevelDB; created if missing, refused if it holds anything
+    else) or ``"memory"`` (private to this call). ``max_distance`` is k, 0 to 8;
+    ``expected_size`` picks the table design (see ``choose_design``). ``seed`` is drawn at
+    random for a new store and read back later; pass it only to insist on a value.
+    ``sync=True`` flushes every add to disk (survives power loss, not just a crash).
+
+    Raises ``StoreMismatchError`` when the store was made with other parameters,
+    ``StoreLockedError``, ``ForeignFolderError`` or ``StoreDamagedError`` otherwise.
+    """
+    design = choose_design(max_distance, expected_size)
+    asked = IndexParams(
+        max_distance, design.blocks, tokenizer.name, seed if seed is not None else 0
+    )
+    if seed is not None and not 0 <= seed < 2**32:
+        raise ValueError(f"seed must be a 32-bit unsigned int, got {seed!r}")
+    if str(location) == "memory":
+        store = open_store("memory", max_keys=memory_limit)
+        core = PermutedIndex(store, design)
+        return SimHashIndex(core, _establish(store, asked, seed), tokenizer, store.close)
+    if str(location).startswith(("redis://", "rediss://", "unix://")):
+        raise StoreError(
+            "redis:// locations need the Redis store, which this version does not include"
+        )
+    folder = _folder(location)
+    with _shared_lock:
+        shared = _shared.get(folder)
+        if shared is None:
+            store = open_store("leveldb", path=folder, sync=sync)
+            try:
+                params = _establish(store, asked, seed)
+            except BaseException:
+                store.close()
+                raise
+            shared = _shared[folder] = _Shared(PermutedIndex(store, design), params, 0)
+        else:
+            _check(folder, shared.params, asked, seed)
+        shared.users += 1
+    return SimHashIndex(shared.core, shared.params, tokenizer, lambda: _release(folder))
+
+
+def _folder(location: str | os.PathLike[str]) -> str:
+    text = os.fspath(location)
+    if not text.strip() or "\x00" in text:
+        raise ValueError(
+            f"an index folder must be a non-empty path without NUL bytes, got {text!r}"
+        )
+    return str(Path(text).expanduser().resolve())
+
+
+def _establish(store: Store, asked: IndexParams, seed: int | None) -> IndexParams:
+    raw = store.get(PARAMS_KEY)
+    if raw is None:
+        params = replace(asked, seed=seed if seed is not None else secrets.randbits(32))
+        store.write({PARAMS_KEY: params.to_json()})
+        return params
+    try:
+        stored = IndexParams.from_json(raw)
+    except (ValueError, TypeError) as exc:
+        raise StoreDamagedError(f"{store.location} has unreadable parameters ({exc})") from None
+    _check(store.location, stored, asked, seed)
+    return stored
+
+
+def _check(location: str, stored: IndexParams, asked: IndexParams, seed: int | None) -> None:
+    differences = stored.differences(asked, check_seed=seed is not None)
+    if differences:
+        raise StoreMismatchError(location, differences)
+
+
+def _release(folder: str) -> None:
+    with _shared_lock:
+        shared = _shared[folder]
+        shared.users -= 1
+        if shared.users == 0:
+            del _shared[folder]
+            shared.core.store.close()
+
+
+class SimHashIndex:
+    """An open index: ``query``, ``add``, ``query_or_add``; a context manager.
+
+    Fingerprints must be made with this index's ``seed`` and tokenizer: ``fingerprint_text``
+    does that.
+    """
+
+    def __init__(
+        self,
+        core: PermutedIndex,
+        params: IndexParams,
+        tokenizer: Tokenizer,
+        release: Callable[[], None],
+    ) -> None:
+        self._core: PermutedIndex | None = core
+        self.params = params
+        self.tokenizer = tokenizer
+        self.location = core.store.location
+        self._release = release
+
+    @property
+    def seed(self) -> int:
+        return self.params.seed
+
+    @property
+    def design(self) -> TableDesign:
+        return self._open().design
+
+    def _open(self) -> PermutedIndex:
+        if self._core is None:
+            raise StoreError(f"the index at {self.location} is closed")
+        return self._core
+
+    def fingerprint_text(self, text: str) -> TextFingerprint:
+        """``fingerprint_text`` with this index's tokenizer and seed."""
+        return fingerprint_text(text, tokenizer=self.tokenizer, seed=self.seed)
+
+    def query(self, fingerprint: int) -> list[Match]:
+        """Stored documents within ``max_distance`` bits, nearest first."""
+        return self._open().near(operator.index(fingerprint))
+
+    def add(self, fingerprint: int, key: str, payload: bytes = b"") -> None:
+        """Store ``key`` (e.g. a URL) under ``fingerprint``, with optional ``payload`` bytes."""
+        self._open().add(operator.index(fingerprint), key, payload)
+
+    def query_or_add(self, fingerprint: int, key: str, payload: bytes = b"") -> QueryOrAdd:
+        """Atomically: the matches, and the document added only when there were none."""
+        return self._open().query_or_add(operator.index(fingerprint), key, payload)
+
+    def verify(self) -> Verification:
+        """Check that every document is in every table and no entry is orphaned."""
+        return self._open().verify()
+
+    def __len__(self) -> int:
+        return len(self._open())
+
+    def close(self) -> None:
+        if self._core is not None:
+            self._core = None
+            self._release()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,166 @@
+"""The permuted-table index over a store: near-duplicate look-up and insertion.
+
+Store layout (all keys bytes, fingerprints as 8 big-endian bytes):
+
+    t <table:1> <permuted fingerprint:8> <document key>  ->  b""
+    d <document key>                                      ->  <fingerprint:8> <payload>
+    \\x00params                                            ->  IndexParams as JSON
+    \\x00count                                             ->  number of documents, 8 bytes
+
+A document is added with one atomic write of its ``d`` record and one entry per table, so
+after a crash it is in every table or in none. Re-adding a key with a new fingerprint moves
+it (old table entries are deleted in the same write). The permutation preserves Hamming
+distance, so candidates are checked on their permuted bits without being restored.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scrapy_simdedup.index.tables import BITS, TableDesign
+
+if TYPE_CHECKING:
+    from scrapy_simdedup.index.stores.base import Store
+
+COUNT_KEY = b"\x00count"
+_TOP = 1 << BITS
+
+
+@dataclass(frozen=True)
+class Match:
+    """A stored document within the distance bound: its key, fingerprint, distance, payload."""
+
+    key: str
+    fingerprint: int
+    distance: int
+    payload: bytes = b""
+
+
+@dataclass(frozen=True)
+class QueryOrAdd:
+    """The outcome of ``query_or_add``: the matches found, and whether the document was added."""
+
+    matches: list[Match]
+    added: bool
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Counts from ``PermutedIndex.verify``; consistent when nothing is missing or orphaned."""
+
+    documents: int
+    entries: int
+    missing_entries: int
+    orphan_entries: int
+
+    @property
+    def consistent(self) -> bool:
+        return self.missing_entries == 0 and self.orphan_entries == 0
+
+
+class PermutedIndex:
+    """Near look-up (``near``) and insertion (``add``) of 64-bit fingerprints in a store."""
+
+    def __init__(self, store: Store, design: TableDesign) -> None:
+        self.store = store
+        self.design = design
+        self.lock = threading.RLock()
+        self._ranges = [_table_range(i, table.prefix_bits) for i, table in enumerate(design.tables)]
+
+    def __len__(self) -> int:
+        raw = self.store.get(COUNT_KEY)
+        return int.from_bytes(raw, "big") if raw else 0
+
+    def near(self, fingerprint: int) -> list[Match]:
+        """Every stored document within ``design.max_distance`` bits, nearest first."""
+        _check_fingerprint(fingerprint)
+        limit = self.design.max_distance
+        found: dict[bytes, int] = {}
+        for table, (head, shift) in zip(self.design.tables, self._ranges, strict=True):
+            permuted = table.apply(fingerprint)
+            low = permuted >> shift << shift
+            high = low + (1 << shift)
+            stop = head + high.to_bytes(8, "big") if high < _TOP else _next_head(head)
+            for key, _ in self.store.scan(head + low.to_bytes(8, "big"), stop):
+                distance = (int.from_bytes(key[2:10], "big") ^ permuted).bit_count()
+                if distance <= limit:
+                    found[key[10:]] = distance
+        matches = []
+        for doc_key, distance in found.items():
+            record = self.store.get(b"d" + doc_key)
+            if record is not None:
+                matches.append(
+                    Match(_text(doc_key), int.from_bytes(record[:8], "big"), distance, record[8:])
+                )
+        matches.sort(key=lambda m: (m.distance, m.key))
+        return matches
+
+    def add(self, fingerprint: int, key: str, payload: bytes = b"") -> None:
+        """Store ``key`` under ``fingerprint`` (replacing its earlier fingerprint, if any)."""
+        _check_fingerprint(fingerprint)
+        doc_key = key.encode("utf-8", "surrogatepass")
+        record = fingerprint.to_bytes(8, "big") + payload
+        with self.lock:
+            old = self.store.get(b"d" + doc_key)
+            if old == record:
+                return
+            deletes: list[bytes] = []
+            puts = {b"d" + doc_key: record}
+            if old is None:
+                puts[COUNT_KEY] = (len(self) + 1).to_bytes(8, "big")
+            else:
+                deletes = self._table_keys(int.from_bytes(old[:8], "big"), doc_key)
+            puts.update(dict.fromkeys(self._table_keys(fingerprint, doc_key), b""))
+            self.store.write(puts, deletes)
+
+    def query_or_add(self, fingerprint: int, key: str, payload: bytes = b"") -> QueryOrAdd:
+        """Look up, and add only if nothing (not even ``key`` itself) is near: one atomic step."""
+        with self.lock:
+            matches = self.near(fingerprint)
+            if not matches:
+                self.add(fingerprint, key, payload)
+            return QueryOrAdd(matches, added=not matches)
+
+    def verify(self) -> Verification:
+        """Check every document against every table: the all-or-none promise, counted."""
+        expected: set[bytes] = set()
+        documents = 0
+        for key, record in self.store.scan(b"d", b"e"):
+            documents += 1
+            expected.update(self._table_keys(int.from_bytes(record[:8], "big"), key[1:]))
+        entries = 0
+        orphans = 0
+        for key, _ in self.store.scan(b"t", b"u"):
+            entries += 1
+            if key in expected:
+                expected.discard(key)
+            else:
+                orphans += 1
+        return Verification(
+            documents, entries, missing_entries=len(expected), orphan_entries=orphans
+        )
+
+    def _table_keys(self, fingerprint: int, doc_key: bytes) -> list[bytes]:
+        return [
+            head + table.apply(fingerprint).to_bytes(8, "big") + doc_key
+            for table, (head, _) in zip(self.design.tables, self._ranges, strict=True)
+        ]
+
+
+def _table_range(table: int, prefix_bits: int) -> tuple[bytes, int]:
+    return b"t" + bytes([table]), BITS - prefix_bits
+
+
+def _next_head(head: bytes) -> bytes:
+    return head[:1] + bytes([head[1] + 1])
+
+
+def _check_fingerprint(fingerprint: int) -> None:
+    if not 0 <= fingerprint < _TOP:
+        raise ValueError(f"a fingerprint is an unsigned 64-bit int, got {fingerprint!r}")
+
+
+def _text(doc_key: bytes) -> str:
+    return doc_key.decode("utf-8", "surrogatepass")

@@ -1,0 +1,31 @@
+"""The storage protocol the index needs: sorted bytes keys, bytes values, atomic batches.
+
+Modelled on plyvel's API so that LevelDB maps onto it directly; every other store (memory,
+Redis) provides the same five operations and passes the same contract tests.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
+
+
+class Store(Protocol):
+    """Sorted key-value storage; keys compare as bytes."""
+
+    location: str
+    """Where the data lives, for messages: a folder, ``memory``, a URL without password."""
+
+    def get(self, key: bytes) -> bytes | None:
+        """The value of ``key``, or None."""
+
+    def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
+        """Items with ``start <= key < stop`` in key order."""
+
+    def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
+        """Apply all puts and deletes at once: after a crash, either all or none are there."""
+
+    def close(self) -> None:
+        """Release the storage; further calls are errors."""

@@ -1,0 +1,57 @@
+"""The in-memory store: a sorted dict, bounded so a long crawl cannot exhaust RAM."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sortedcontainers import SortedDict
+
+from scrapy_simdedup.errors import StoreError, StoreFullError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
+
+DEFAULT_MAX_KEYS = 20_000_000
+"""About 5 million fingerprints with the default 4 tables; roughly 2 GB of RAM."""
+
+
+class MemoryStore:
+    """Keys in a ``SortedDict``; ``StoreFullError`` once ``max_keys`` keys are held."""
+
+    location = "memory"
+
+    def __init__(self, max_keys: int = DEFAULT_MAX_KEYS) -> None:
+        if max_keys < 1:
+            raise ValueError(f"max_keys must be at least 1, got {max_keys!r}")
+        self.max_keys = max_keys
+        self._data: SortedDict | None = SortedDict()
+
+    def _open(self) -> SortedDict:
+        if self._data is None:
+            raise StoreError("the memory store is closed")
+        return self._data
+
+    def get(self, key: bytes) -> bytes | None:
+        value: bytes | None = self._open().get(key)
+        return value
+
+    def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
+        data = self._open()
+        for key in data.irange(start, stop, inclusive=(True, False)):
+            yield key, data[key]
+
+    def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
+        data = self._open()
+        deletes = [key for key in deletes if key in data]
+        growth = sum(1 for key in puts if key not in data) - len(deletes)
+        if len(data) + growth > self.max_keys:
+            raise StoreFullError(
+                f"the memory store holds its limit of {self.max_keys:,} keys; raise the limit "
+                "or keep the index in a folder (LevelDB), which has none"
+            )
+        for key in deletes:
+            del data[key]
+        data.update(puts)
+
+    def close(self) -> None:
+        self._data = None

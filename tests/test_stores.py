@@ -1,0 +1,72 @@
+"""The store contract: every store behaves alike."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scrapy_simdedup.errors import StoreError, StoreFullError
+from scrapy_simdedup.index.stores import open_store
+from scrapy_simdedup.index.stores.base import Store
+from tests.stores import STORE_KINDS, opened_store
+
+
+@pytest.fixture(params=STORE_KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    with opened_store(request.param, tmp_path) as opened:
+        yield opened
+
+
+def test_get_put_delete(store: Store) -> None:
+    assert store.get(b"a") is None
+    store.write({b"a": b"1", b"b": b"2"})
+    assert (store.get(b"a"), store.get(b"b")) == (b"1", b"2")
+    store.write({b"a": b"3"}, deletes=[b"b", b"missing"])
+    assert (store.get(b"a"), store.get(b"b")) == (b"3", None)
+
+
+def test_scan_is_a_half_open_range_in_byte_order(store: Store) -> None:
+    keys = [b"t\x00\x00", b"t\x00\xff", b"t\x01", b"t\x01\x00", b"u", b"\x00meta"]
+    store.write(dict.fromkeys(keys, b"v"))
+    assert [k for k, _ in store.scan(b"t\x00", b"t\x01")] == [b"t\x00\x00", b"t\x00\xff"]
+    assert [k for k, _ in store.scan(b"t", b"u")] == [
+        b"t\x00\x00",
+        b"t\x00\xff",
+        b"t\x01",
+        b"t\x01\x00",
+    ]
+    assert list(store.scan(b"x", b"y")) == []
+
+
+def test_put_wins_over_delete_of_the_same_key(store: Store) -> None:
+    store.write({b"k": b"new"}, deletes=[b"k"])
+    assert store.get(b"k") == b"new"
+
+
+def test_values_are_bytes_as_given(store: Store) -> None:
+    value = bytes(range(256))
+    store.write({b"k": value, b"empty": b""})
+    assert store.get(b"k") == value
+    assert store.get(b"empty") == b""
+
+
+def test_closed_store_refuses(store: Store) -> None:
+    store.close()
+    with pytest.raises(StoreError, match="closed"):
+        store.get(b"a")
+
+
+def test_memory_store_is_bounded() -> None:
+    store = open_store("memory", max_keys=3)
+    store.write({b"a": b"", b"b": b"", b"c": b""})
+    with pytest.raises(StoreFullError, match="limit of 3 keys"):
+        store.write({b"d": b""})
+    store.write({b"d": b""}, deletes=[b"a"])  # a swap stays within the bound
+    assert store.get(b"d") == b""
+
+
+def test_unknown_store_name() -> None:
+    with pytest.raises(ValueError, match="unknown store 'sqlite'; choose one of leveldb, memory"):
+        open_store("sqlite")
