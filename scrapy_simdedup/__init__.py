@@ -5,6 +5,9 @@ The names a user writes (in settings.py or a script) are re-exported here.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 from scrapy_simdedup.errors import (
     ForeignFolderError,
     SimDedupError,
@@ -30,11 +33,34 @@ from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index.opening import SimHashIndex, open_index
 from scrapy_simdedup.index.permuted import Match, QueryOrAdd
 
+if TYPE_CHECKING:
+    from scrapy_simdedup.addon import Addon
+    from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
+
 __version__ = "0.1.0"
 
+# The Scrapy components load on first use, so that scripts using only the fingerprints and
+# the index never import Scrapy.
+_SCRAPY_COMPONENTS = {
+    "Addon": "scrapy_simdedup.addon",
+    "ContentSeenPipeline": "scrapy_simdedup.pipeline",
+    "NearDuplicateItem": "scrapy_simdedup.pipeline",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _SCRAPY_COMPONENTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scrapy_simdedup' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
 __all__ = [
+    "Addon",
+    "ContentSeenPipeline",
     "ForeignFolderError",
     "Match",
+    "NearDuplicateItem",
     "QueryOrAdd",
     "SentenceGroups",
     "SimDedupError",

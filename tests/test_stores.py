@@ -38,6 +38,19 @@ def test_scan_is_a_half_open_range_in_byte_order(store: Store) -> None:
         b"t\x01\x00",
     ]
     assert list(store.scan(b"x", b"y")) == []
+    assert store.keys([(b"t\x00", b"t\x01\x00")]) == [b"t\x00\x00", b"t\x00\xff", b"t\x01"]
+    assert store.keys([(b"t\x01", b"u"), (b"x", b"y"), (b"\x00", b"\x01")]) == [
+        b"t\x01",
+        b"t\x01\x00",
+        b"\x00meta",
+    ]
+
+
+def test_keys_see_every_write(store: Store) -> None:
+    store.write({b"a1": b""})
+    assert store.keys([(b"a", b"b")]) == [b"a1"]
+    store.write({b"a2": b""}, deletes=[b"a1"])
+    assert store.keys([(b"a", b"b")]) == [b"a2"]
 
 
 def test_put_wins_over_delete_of_the_same_key(store: Store) -> None:

@@ -13,6 +13,7 @@ from scrapy_simdedup.fingerprint.simhash import (
     MIN_FEATURES,
     simhash_weights,
 )
+from scrapy_simdedup.fingerprint.sketch import Sketch, sketch_tokens
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
 _SPACE = re.compile(r"\s+")
@@ -24,12 +25,14 @@ class TextFingerprint:
 
     ``simhash`` is None when the text has fewer than ``MIN_FEATURES`` features; compare such
     texts by ``exact`` (a 64-bit hash of the whitespace-normalised text) only, so two
-    different tiny pages are never near-duplicates.
+    different tiny pages are never near-duplicates. ``sketch`` (when asked for) confirms a
+    SimHash match with an independent signal.
     """
 
     simhash: int | None
     exact: int
     features: int
+    sketch: Sketch | None = None
 
     @property
     def too_short(self) -> bool:
@@ -37,11 +40,20 @@ class TextFingerprint:
 
 
 def fingerprint_text(
-    text: str, *, tokenizer: Tokenizer = DEFAULT_TOKENIZER, seed: int = DEFAULT_SEED
+    text: str,
+    *,
+    tokenizer: Tokenizer = DEFAULT_TOKENIZER,
+    seed: int = DEFAULT_SEED,
+    with_sketch: bool = False,
 ) -> TextFingerprint:
     """Fingerprint any ``str`` (empty, NULs, lone surrogates included) without raising."""
-    weights = tokenizer.weights(text)
+    if with_sketch:
+        tokens = tokenizer.tokens(text)
+        weights = tokenizer.weigh(tokens)
+        sketch: Sketch | None = sketch_tokens(tokens, seed)
+    else:
+        weights, sketch = tokenizer.weights(text), None
     normalised = _SPACE.sub(" ", text).strip()
     exact = mmh3.hash64(normalised.encode("utf-8", "surrogatepass"), seed, signed=False)[0]
     fingerprint = simhash_weights(weights, seed=seed) if len(weights) >= MIN_FEATURES else None
-    return TextFingerprint(simhash=fingerprint, exact=exact, features=len(weights))
+    return TextFingerprint(fingerprint, exact, len(weights), sketch)

@@ -83,8 +83,14 @@ class Tokenizer:
             counts = Counter(_WORD.findall(text.lower()))
             for stopword in ENGLISH.intersection(counts):
                 del counts[stopword]
-        else:
-            counts = Counter(self.tokens(text))
+            return self._weighted(counts)
+        return self.weigh(self.tokens(text))
+
+    def weigh(self, tokens: list[str]) -> Mapping[str, float]:
+        """``weights`` of tokens already cut by ``tokens``."""
+        return self._weighted(Counter(tokens))
+
+    def _weighted(self, counts: Counter[str]) -> Mapping[str, float]:
         if self.weighting == "tf":
             return counts
         idf, median = _jieba_idf()

@@ -170,9 +170,11 @@ class SimHashIndex:
             raise StoreError(f"the index at {self.location} is closed")
         return self._core
 
-    def fingerprint_text(self, text: str) -> TextFingerprint:
+    def fingerprint_text(self, text: str, *, with_sketch: bool = False) -> TextFingerprint:
         """``fingerprint_text`` with this index's tokenizer and seed."""
-        return fingerprint_text(text, tokenizer=self.tokenizer, seed=self.seed)
+        return fingerprint_text(
+            text, tokenizer=self.tokenizer, seed=self.seed, with_sketch=with_sketch
+        )
 
     def query(self, fingerprint: int) -> list[Match]:
         """Stored documents within ``max_distance`` bits, nearest first."""
@@ -185,6 +187,10 @@ class SimHashIndex:
     def query_or_add(self, fingerprint: int, key: str, payload: bytes = b"") -> QueryOrAdd:
         """Atomically: the matches, and the document added only when there were none."""
         return self._open().query_or_add(operator.index(fingerprint), key, payload)
+
+    def exact_or_add(self, digest: int, key: str) -> str | None:
+        """Exact look-up for texts too short to fingerprint: the first key, or None if new."""
+        return self._open().exact_or_add(operator.index(digest), key)
 
     def verify(self) -> Verification:
         """Check that every document is in every table and no entry is orphaned."""

@@ -77,16 +77,18 @@ class PermutedIndex:
         """Every stored document within ``design.max_distance`` bits, nearest first."""
         _check_fingerprint(fingerprint)
         limit = self.design.max_distance
-        found: dict[bytes, int] = {}
-        for table, (head, shift) in zip(self.design.tables, self._ranges, strict=True):
-            permuted = table.apply(fingerprint)
-            low = permuted >> shift << shift
+        permuted = [table.apply(fingerprint) for table in self.design.tables]
+        ranges = []
+        for value, (head, shift) in zip(permuted, self._ranges, strict=True):
+            low = value >> shift << shift
             high = low + (1 << shift)
             stop = head + high.to_bytes(8, "big") if high < _TOP else _next_head(head)
-            for key, _ in self.store.scan(head + low.to_bytes(8, "big"), stop):
-                distance = (int.from_bytes(key[2:10], "big") ^ permuted).bit_count()
-                if distance <= limit:
-                    found[key[10:]] = distance
+            ranges.append((head + low.to_bytes(8, "big"), stop))
+        found: dict[bytes, int] = {}
+        for key in self.store.keys(ranges):
+            distance = (int.from_bytes(key[2:10], "big") ^ permuted[key[1]]).bit_count()
+            if distance <= limit:
+                found[key[10:]] = distance
         matches = []
         for doc_key, distance in found.items():
             record = self.store.get(b"d" + doc_key)
@@ -122,6 +124,17 @@ class PermutedIndex:
             if not matches:
                 self.add(fingerprint, key, payload)
             return QueryOrAdd(matches, added=not matches)
+
+    def exact_or_add(self, digest: int, key: str) -> str | None:
+        """For texts too short for SimHash: the key first stored under ``digest``, else add."""
+        _check_fingerprint(digest)
+        exact_key = b"x" + digest.to_bytes(8, "big")
+        with self.lock:
+            first = self.store.get(exact_key)
+            if first is not None:
+                return _text(first)
+            self.store.write({exact_key: key.encode("utf-8", "surrogatepass")})
+            return None
 
     def verify(self) -> Verification:
         """Check every document against every table: the all-or-none promise, counted."""

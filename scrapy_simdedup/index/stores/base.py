@@ -24,6 +24,12 @@ class Store(Protocol):
     def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
         """Items with ``start <= key < stop`` in key order."""
 
+    def keys(self, ranges: Iterable[tuple[bytes, bytes]]) -> list[bytes]:
+        """The keys in any of the half-open ``(start, stop)`` ranges, range by range.
+
+        The index's hot path: one call per query, values skipped.
+        """
+
     def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
         """Apply all puts and deletes at once: after a crash, either all or none are there."""
 

@@ -40,6 +40,7 @@ class LevelDBStore:
         self.location = str(self.path)
         self.sync = sync
         fresh = _claim(self.path)
+        self._cached_reader: plyvel.Iterator | None = None
         try:
             self._db: plyvel.DB | None = plyvel.DB(
                 str(self.path),
@@ -81,7 +82,29 @@ class LevelDBStore:
         except plyvel.Error as exc:
             raise StoreError(f"reading {self.location} failed: {exc}") from exc
 
+    def keys(self, ranges: Iterable[tuple[bytes, bytes]]) -> list[bytes]:
+        found: list[bytes] = []
+        try:
+            reader = self._reader()
+            for start, stop in ranges:
+                reader.seek(start)
+                for key in reader:
+                    if key >= stop:
+                        break
+                    found.append(key)
+        except plyvel.Error as exc:
+            raise StoreError(f"reading {self.location} failed: {exc}") from exc
+        return found
+
+    def _reader(self) -> plyvel.Iterator:
+        """One key iterator, re-used until the next write (it reads a snapshot): creating
+        a LevelDB iterator costs more than the seeks of a whole query."""
+        if self._cached_reader is None:
+            self._cached_reader = self._open().iterator(include_value=False)
+        return self._cached_reader
+
     def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
+        self._drop_reader()
         try:
             with self._open().write_batch(transaction=True, sync=self.sync) as batch:
                 for key in deletes:
@@ -91,7 +114,13 @@ class LevelDBStore:
         except plyvel.Error as exc:
             raise StoreError(f"writing {self.location} failed (disk full?): {exc}") from exc
 
+    def _drop_reader(self) -> None:
+        if self._cached_reader is not None:
+            self._cached_reader.close()
+            self._cached_reader = None
+
     def close(self) -> None:
+        self._drop_reader()
         if self._db is not None:
             self._db.close()
             self._db = None
@@ -125,3 +154,22 @@ def _read_marker(marker: Path) -> object:
         return json.loads(marker.read_text("utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def destroy(path: str | os.PathLike[str]) -> bool:
+    """Delete the store in ``path`` if (and only if) it is ours; True when something was deleted.
+
+    Only LevelDB's own files and our marker go; a folder left empty is removed.
+    """
+    folder = Path(path)
+    marker = folder / MARKER
+    if not marker.is_file() or _read_marker(marker) != _MARKER_BODY:
+        return False
+    try:
+        plyvel.destroy_db(str(folder))
+    except plyvel.Error as exc:
+        raise StoreError(f"{folder} could not be reset: {exc}") from exc
+    marker.unlink(missing_ok=True)
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+    return True

@@ -37,8 +37,16 @@ class MemoryStore:
 
     def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
         data = self._open()
-        for key in data.irange(start, stop, inclusive=(True, False)):
+        for key in self.keys([(start, stop)]):
             yield key, data[key]
+
+    def keys(self, ranges: Iterable[tuple[bytes, bytes]]) -> list[bytes]:
+        data = self._open()
+        ordered = data.keys()
+        found: list[bytes] = []
+        for start, stop in ranges:
+            found += ordered[data.bisect_left(start) : data.bisect_left(stop)]
+        return found
 
     def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
         data = self._open()

@@ -1,0 +1,201 @@
+"""Index speed and size: our LevelDB and memory stores beside three baselines, same data.
+
+    python3 benchmarks/index.py --sizes 100000,1000000,10000000 [--queries 5000]
+
+Every implementation runs in its own process (so peak RSS is its own), stores the same N
+random 64-bit fingerprints and answers the same queries: half are stored fingerprints with
+0-3 bits flipped, half random. Each prints a checksum of its answers; the table says whether
+all agree. Baselines: a brute-force numpy XOR + popcount scan, numpy sorted permuted tables
+(the in-RAM reference), and the ``simhash`` package's ``SimhashIndex``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+K = 3
+IMPLEMENTATIONS = ("leveldb", "memory", "numpy-tables", "numpy-scan", "simhash-package")
+
+
+def data(size: int, queries: int) -> tuple[np.ndarray, list[int]]:
+    rng = np.random.default_rng(size)
+    stored = rng.integers(0, 2**64, size=size, dtype=np.uint64)
+    pick = random.Random(size)
+    asked = []
+    for i in range(queries):
+        if i % 2:
+            asked.append(pick.getrandbits(64))
+        else:
+            fp = int(stored[pick.randrange(size)])
+            for bit in pick.sample(range(64), pick.randint(0, K)):
+                fp ^= 1 << bit
+            asked.append(fp)
+    return stored, asked
+
+
+def run_one(name: str, size: int, queries: int, scan_queries: int) -> dict[str, object]:
+    stored, asked = data(size, queries)
+    folder = Path(tempfile.mkdtemp(prefix="simdedup-bench-"))
+    try:
+        build, query, close = _implementation(name, folder, size)
+        start = time.perf_counter()
+        build(stored)
+        add_seconds = time.perf_counter() - start
+        if name == "numpy-scan":
+            asked = asked[:scan_queries]
+        latencies, digest, head = [], hashlib.sha256(), ""
+        for n, fp in enumerate(asked, 1):
+            t0 = time.perf_counter_ns()
+            answer = query(fp)
+            latencies.append(time.perf_counter_ns() - t0)
+            digest.update(json.dumps(sorted(answer)).encode())
+            if n == scan_queries:
+                head = digest.hexdigest()[:12]
+        close()
+        disk = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    lat = np.array(latencies) / 1e6
+    return {
+        "adds_per_s": size / add_seconds,
+        "queries_per_s": len(asked) / (lat.sum() / 1e3),
+        "p50_ms": float(np.percentile(lat, 50)),
+        "p99_ms": float(np.percentile(lat, 99)),
+        "disk_mb": disk / 2**20,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "checksum": digest.hexdigest()[:12],
+        "head_checksum": head,
+    }
+
+
+Impl = tuple[Callable[[np.ndarray], None], Callable[[int], list[int]], Callable[[], None]]
+
+
+def _implementation(name: str, folder: Path, size: int) -> Impl:
+    if name in ("leveldb", "memory"):
+        from scrapy_simdedup.index.opening import open_index
+
+        location = str(folder / "index") if name == "leveldb" else "memory"
+        index = open_index(location, max_distance=K, memory_limit=10 * size + 10)
+
+        def build(stored: np.ndarray) -> None:
+            for i, fp in enumerate(stored.tolist()):
+                index.add(fp, str(i))
+
+        return build, lambda fp: [int(m.key) for m in index.query(fp)], index.close
+    if name == "numpy-scan":
+        held: list[np.ndarray] = []
+
+        def scan(fp: int) -> list[int]:
+            distances = np.bitwise_count(held[0] ^ np.uint64(fp))
+            return np.flatnonzero(distances <= K).tolist()
+
+        return held.append, scan, lambda: None
+    if name == "numpy-tables":
+        return _numpy_tables()
+    from simhash import Simhash, SimhashIndex
+
+    package_index = SimhashIndex([], f=64, k=K)
+
+    def build_package(stored: np.ndarray) -> None:
+        for i, fp in enumerate(stored.tolist()):
+            package_index.add(str(i), Simhash(fp))
+
+    def query_package(fp: int) -> list[int]:
+        return [int(key) for key in package_index.get_near_dups(Simhash(fp))]
+
+    return build_package, query_package, lambda: None
+
+
+def _numpy_tables() -> Impl:
+    """Four sorted arrays of rotated fingerprints (16-bit blocks), searched with searchsorted."""
+    tables: list[tuple[np.ndarray, np.ndarray]] = []
+    shifts = (0, 16, 32, 48)
+
+    def rotate(values: np.ndarray | np.uint64, by: int) -> np.ndarray:
+        if by == 0:
+            return np.asarray(values, dtype=np.uint64)
+        return (values << np.uint64(by)) | (values >> np.uint64(64 - by))
+
+    def build(stored: np.ndarray) -> None:
+        for by in shifts:
+            rotated = rotate(stored, by)
+            order = np.argsort(rotated, kind="stable")
+            tables.append((rotated[order], order))
+
+    def query(fp: int) -> list[int]:
+        found: set[int] = set()
+        for (rotated, order), by in zip(tables, shifts, strict=True):
+            q = int(rotate(np.uint64(fp), by))
+            low = q >> 48 << 48
+            top = np.uint64(min(low + 2**48, 2**64 - 1))
+            lo, hi = np.searchsorted(rotated, [np.uint64(low), top])
+            if low + 2**48 > 2**64 - 1:
+                hi = len(rotated)
+            block = rotated[lo:hi]
+            hits = np.flatnonzero(np.bitwise_count(block ^ np.uint64(q)) <= K)
+            found.update(order[lo + hits].tolist())
+        return list(found)
+
+    return build, query, lambda: None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--queries", type=int, default=5000)
+    parser.add_argument("--scan-queries", type=int, default=300, help="for the brute-force scan")
+    parser.add_argument("--only", default=",".join(IMPLEMENTATIONS))
+    parser.add_argument("--run", help=argparse.SUPPRESS)
+    parser.add_argument("--size", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.run:
+        print(json.dumps(run_one(args.run, args.size, args.queries, args.scan_queries)))
+        return
+    print(f"{'N':>10} {'implementation':16} {'adds/s':>10} {'queries/s':>10} {'p50 ms':>8} "
+          f"{'p99 ms':>8} {'disk MB':>8} {'RSS MB':>8}  answers")  # fmt: skip
+    for size in (int(s) for s in args.sizes.split(",")):
+        _compare(size, args, args.only.split(","))
+
+
+def _compare(size: int, args: argparse.Namespace, names: Iterable[str]) -> None:
+    reference: dict[str, str] = {}
+    for name in names:
+        result = json.loads(
+            subprocess.run(
+                [sys.executable, __file__, "--run", name, "--size", str(size),
+                 "--queries", str(args.queries), "--scan-queries", str(args.scan_queries)],
+                capture_output=True, text=True, check=True,
+            ).stdout
+        )  # fmt: skip
+        # The scan answers only the first --scan-queries queries: compare it on those.
+        agree = reference.setdefault("head", result["head_checksum"]) == result["head_checksum"]
+        if name != "numpy-scan":
+            agree &= reference.setdefault("all", result["checksum"]) == result["checksum"]
+        adds = "-" if name == "numpy-scan" else f"{result['adds_per_s']:,.0f}"
+        print(
+            f"{size:>10,} {name:16} {adds:>10} {result['queries_per_s']:>10,.0f} "
+            f"{result['p50_ms']:>8.3f} {result['p99_ms']:>8.3f} {result['disk_mb']:>8.1f} "
+            f"{result['peak_rss_mb']:>8.0f}  {'same' if agree else 'DIFFERENT'}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

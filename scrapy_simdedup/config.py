@@ -1,0 +1,116 @@
+"""Every ``SIMDEDUP_*`` setting, read and validated in one place.
+
+A wrong value stops the crawl at start with a ``ValueError`` naming the setting, the value
+and what is allowed; an unknown ``SIMDEDUP_*`` name (a typo) does too, because a misspelt
+setting must never mean a crawl that silently keeps duplicates.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from scrapy_simdedup.index.opening import DEFAULT_EXPECTED_SIZE
+from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
+from scrapy_simdedup.index.tables import MAX_DISTANCE
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+    from typing_extensions import Self
+
+STORES = ("leveldb", "memory")
+CJK_MODES = ("jieba", "bigrams")
+WEIGHTINGS = ("tf", "idf")
+
+
+@dataclass(frozen=True)
+class SimDedupConfig:
+    """The plugin's settings; the attribute ``x_y`` is the setting ``SIMDEDUP_X_Y``."""
+
+    enabled: bool = True
+    store: str = "leveldb"
+    dir: str | None = None
+    reset: bool = False
+    content_fields: tuple[str, ...] = ("title", "text")
+    key_field: str = "url"
+    content_max_distance: int = 3
+    drop: bool = True
+    confirm_similarity: float = 0.7
+    max_text_chars: int = 300_000
+    expected_pages: int = DEFAULT_EXPECTED_SIZE
+    cjk: str = "jieba"
+    weighting: str = "tf"
+    memory_limit: int = DEFAULT_MAX_KEYS
+    sync: bool = False
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> Self:
+        known = {f"SIMDEDUP_{f.name.upper()}": f.name for f in fields(cls)}
+        _refuse_unknown(settings, known)
+        values: dict[str, Any] = {}
+        for name, attribute in known.items():
+            if settings.get(name) is not None:
+                values[attribute] = _read(settings, name, getattr(cls, attribute))
+        config = cls(**values)
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        _choice("SIMDEDUP_STORE", self.store, STORES)
+        _choice("SIMDEDUP_CJK", self.cjk, CJK_MODES)
+        _choice("SIMDEDUP_WEIGHTING", self.weighting, WEIGHTINGS)
+        _range("SIMDEDUP_CONTENT_MAX_DISTANCE", self.content_max_distance, 0, MAX_DISTANCE)
+        _range("SIMDEDUP_CONFIRM_SIMILARITY", self.confirm_similarity, 0.0, 1.0)
+        _range("SIMDEDUP_MAX_TEXT_CHARS", self.max_text_chars, 1_000, 100_000_000)
+        _range("SIMDEDUP_EXPECTED_PAGES", self.expected_pages, 1, 10**12)
+        _range("SIMDEDUP_MEMORY_LIMIT", self.memory_limit, 1_000, 10**10)
+        names = self.content_fields
+        if not names or not all(isinstance(name, str) and name for name in names):
+            raise ValueError(
+                f"SIMDEDUP_CONTENT_FIELDS must be a non-empty list of item field names, "
+                f"got {self.content_fields!r}"
+            )
+        if self.dir is not None and (not self.dir.strip() or "\x00" in self.dir):
+            raise ValueError(
+                f"SIMDEDUP_DIR must be a non-empty path without NUL bytes, got {self.dir!r}"
+            )
+
+
+def _refuse_unknown(settings: BaseSettings, known: dict[str, str]) -> None:
+    for name in settings:
+        if isinstance(name, str) and name.startswith("SIMDEDUP_") and name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise ValueError(f"{name} is not a scrapy-simdedup setting{hint}")
+
+
+def _read(settings: BaseSettings, name: str, default: object) -> object:
+    raw = settings.get(name)
+    try:
+        if isinstance(default, bool):
+            return settings.getbool(name)
+        if isinstance(default, int):
+            if isinstance(raw, float) and not raw.is_integer():
+                raise ValueError
+            return settings.getint(name)
+        if isinstance(default, float):
+            return settings.getfloat(name)
+        if isinstance(default, tuple):
+            return tuple(settings.getlist(name))
+    except (TypeError, ValueError):
+        kind = type(default).__name__
+        raise ValueError(f"{name} must be a {kind}, got {raw!r}") from None
+    if not isinstance(raw, str):
+        raise ValueError(f"{name} must be a string, got {raw!r}")
+    return raw
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+
+
+def _range(name: str, value: float, low: float, high: float) -> None:
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be between {low:,} and {high:,}; got {value!r}")

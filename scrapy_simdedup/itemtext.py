@@ -1,0 +1,66 @@
+"""The text of an item's content fields, whatever they hold; never raises.
+
+str fields are used as they are, unless they hold HTML, which is reduced to its readable
+text; bytes are decoded as a browser would; lists of strings are joined. Anything else, and
+bytes that are binary or undecodable, make the item pass unchecked with a counted reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scrapy_simdedup.errors import UndecodablePageError
+from scrapy_simdedup.fingerprint.pagetext import page_text
+
+if TYPE_CHECKING:
+    from itemadapter import ItemAdapter
+
+_HTML = re.compile(r"<(?:!doctype|html|body|div|p|br|span|article|section|a|h[1-6])\b", re.I)
+HTML_PER_TEXT_CHAR = 8
+"""Markup kept per allowed text character before extraction: bounds the parser's work."""
+
+
+@dataclass(frozen=True)
+class ItemText:
+    """The text to fingerprint, or why there is none (a stats reason)."""
+
+    text: str = ""
+    skipped: str | None = None
+    truncated: bool = False
+
+
+def item_text(adapter: ItemAdapter, fields: tuple[str, ...], max_chars: int) -> ItemText:
+    parts: list[str] = []
+    reasons: list[str] = []
+    for name in fields:
+        value = adapter.get(name)
+        if value is None:
+            continue
+        text, reason = _field_text(value, max_chars)
+        if reason:
+            reasons.append(reason)
+        elif text.strip():
+            parts.append(text)
+    if not parts:
+        return ItemText(skipped=reasons[0] if reasons else "no_text")
+    text = "\n".join(parts)
+    if len(text) > max_chars:
+        return ItemText(text[:max_chars], truncated=True)
+    return ItemText(text)
+
+
+def _field_text(value: object, max_chars: int) -> tuple[str, str | None]:
+    try:
+        if isinstance(value, str):
+            if _HTML.search(value, 0, 4096):
+                return page_text(value[: max_chars * HTML_PER_TEXT_CHAR]), None
+            return value, None
+        if isinstance(value, bytes):
+            return page_text(value[: max_chars * HTML_PER_TEXT_CHAR]), None
+        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            return "\n".join(value), None
+    except UndecodablePageError as exc:
+        return "", exc.reason
+    return "", "unsupported_type"

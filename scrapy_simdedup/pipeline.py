@@ -1,0 +1,185 @@
+"""ContentSeenPipeline: drop (or annotate) items whose text was already seen elsewhere."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.utils.defer import deferred_from_coro
+
+from scrapy_simdedup import stats as keys
+from scrapy_simdedup.config import SimDedupConfig
+from scrapy_simdedup.errors import StoreError
+from scrapy_simdedup.fingerprint.sketch import Sketch
+from scrapy_simdedup.itemtext import item_text
+from scrapy_simdedup.state import DedupState
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+    from scrapy_simdedup.fingerprint.textprint import TextFingerprint
+    from scrapy_simdedup.index.opening import SimHashIndex
+    from scrapy_simdedup.index.permuted import Match
+
+logger = logging.getLogger(__name__)
+
+CLUSTER_FIELD = "simdedup_cluster"
+DISTANCE_FIELD = "simdedup_distance"
+
+
+class NearDuplicateItem(DropItem):
+    """The item's text is within the distance bound of a stored page, and confirmed."""
+
+    def __init__(self, key: str, original: str, distance: int) -> None:
+        super().__init__(
+            f"near-duplicate of {original} ({distance} bits apart): {key}", log_level="DEBUG"
+        )
+        self.original = original
+        self.distance = distance
+
+
+class ContentSeenPipeline:
+    """Drops items whose text is a near-duplicate of a page stored earlier (this crawl or before).
+
+    Reads ``SIMDEDUP_CONTENT_FIELDS`` (default title and text; HTML is reduced to text) and
+    the page key from ``SIMDEDUP_KEY_FIELD`` (default ``url``). A SimHash match within
+    ``SIMDEDUP_CONTENT_MAX_DISTANCE`` bits is confirmed by a MinHash sketch
+    (``SIMDEDUP_CONFIRM_SIMILARITY``) before the item is dropped with ``NearDuplicateItem``
+    (logged at DEBUG); unconfirmed matches are kept and counted. A match with the item's
+    own key is a re-visit, never a duplicate. With ``SIMDEDUP_DROP = False`` every item is
+    kept and gets ``simdedup_cluster`` (the first page's key) and ``simdedup_distance``.
+
+    Counts everything under ``simdedup/content/...``; logs one INFO summary at close. A
+    store that fails closes the spider (reason ``simdedup_store_error``) after one ERROR.
+    """
+
+    def __init__(self, crawler: Crawler, config: SimDedupConfig, state: DedupState) -> None:
+        self.crawler = crawler
+        self.config = config
+        self.state = state
+        self.index: SimHashIndex | None = None
+        self._failed = False
+        self._annotation_warned = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        config = SimDedupConfig.from_settings(crawler.settings)
+        if not config.enabled:
+            raise NotConfigured("SIMDEDUP_ENABLED is False")
+        return cls(crawler, config, DedupState.for_crawler(crawler))
+
+    @property
+    def _stats(self) -> Any:
+        return self.crawler.stats
+
+    def open_spider(self) -> None:
+        self.index = self.state.open()
+        self._stats.set_value(keys.INDEX_SIZE, len(self.index))
+
+    def close_spider(self) -> None:
+        if self.index is not None:
+            with contextlib.suppress(StoreError):  # already reported when it failed
+                self._stats.set_value(keys.INDEX_SIZE, len(self.index))
+            self.state.release()
+            self.index = None
+        logger.info(keys.summary(self._stats))
+
+    def process_item(self, item: Any) -> Any:
+        adapter = ItemAdapter(item)
+        self._stats.inc_value(keys.CONTENT_CHECKED)
+        found = item_text(adapter, self.config.content_fields, self.config.max_text_chars)
+        if found.skipped:
+            self._stats.inc_value(keys.content_skipped(found.skipped))
+            return item
+        if found.truncated:
+            self._stats.inc_value(keys.CONTENT_TRUNCATED)
+        if self.index is None or self._failed:
+            self._stats.inc_value(keys.content_skipped("store_unavailable"))
+            return item
+        try:
+            fingerprint = self.index.fingerprint_text(found.text, with_sketch=True)
+            key = self._key(adapter, fingerprint)
+            original, distance = self._seen(fingerprint, key)
+        except StoreError as exc:
+            self._store_failed(exc)
+            return item
+        if original is None or original == key:
+            self._annotate(adapter, key, 0)
+            return item
+        if self.config.drop:
+            self._stats.inc_value(keys.CONTENT_DROPPED)
+            raise NearDuplicateItem(key, original, distance)
+        self._stats.inc_value(keys.CONTENT_ANNOTATED)
+        self._annotate(adapter, original, distance)
+        return item
+
+    def _key(self, adapter: ItemAdapter, fingerprint: TextFingerprint) -> str:
+        value = adapter.get(self.config.key_field)
+        return value if isinstance(value, str) and value else f"text:{fingerprint.exact:016x}"
+
+    def _seen(self, fingerprint: TextFingerprint, key: str) -> tuple[str | None, int]:
+        """(key of the page this one copies, distance), or (None, 0) when it is new."""
+        assert self.index is not None
+        if fingerprint.simhash is None:
+            self._stats.inc_value(keys.CONTENT_EXACT_FALLBACK)
+            first = self.index.exact_or_add(fingerprint.exact, key)
+            return self._counted(first, key), 0
+        sketch = fingerprint.sketch.to_bytes() if fingerprint.sketch else b""
+        result = self.index.query_or_add(fingerprint.simhash, key, sketch)
+        if result.added:
+            return self._counted(None, key), 0
+        if any(match.key == key for match in result.matches):
+            return self._counted(key, key), 0
+        copied = next((m for m in result.matches if self._confirmed(fingerprint, m)), None)
+        if copied is None:
+            self._stats.inc_value(keys.CONTENT_UNCONFIRMED)
+            self.index.add(fingerprint.simhash, key, sketch)
+            return self._counted(None, key), 0
+        return copied.key, copied.distance
+
+    def _confirmed(self, fingerprint: TextFingerprint, match: Match) -> bool:
+        theirs = Sketch.from_bytes(match.payload)
+        if fingerprint.sketch is None or theirs is None:
+            return False
+        return fingerprint.sketch.confirms(theirs, self.config.confirm_similarity)
+
+    def _counted(self, first: str | None, key: str) -> str | None:
+        if first == key:
+            self._stats.inc_value(keys.CONTENT_REVISITS)
+        elif first is None:
+            self._stats.inc_value(keys.CONTENT_UNIQUE)
+        return first
+
+    def _annotate(self, adapter: ItemAdapter, cluster: str, distance: int) -> None:
+        if self.config.drop:
+            return
+        try:
+            adapter[CLUSTER_FIELD] = cluster
+            adapter[DISTANCE_FIELD] = distance
+        except (KeyError, TypeError):
+            self._stats.inc_value(keys.content_skipped("annotation_unsupported"))
+            if not self._annotation_warned:
+                self._annotation_warned = True
+                logger.warning(
+                    "simdedup: cannot annotate %s items; declare the fields %s and %s on them "
+                    "(further items are only counted)",
+                    type(adapter.item).__name__, CLUSTER_FIELD, DISTANCE_FIELD,
+                )  # fmt: skip
+
+    def _store_failed(self, exc: StoreError) -> None:
+        self._stats.inc_value(keys.CONTENT_STORE_ERRORS)
+        if self._failed:
+            return
+        self._failed = True
+        logger.error(
+            "simdedup: the index failed (%s); closing the spider. Items from now on pass "
+            "unchecked.",
+            exc,
+        )
+        engine = self.crawler.engine
+        if engine is not None:
+            deferred_from_coro(engine.close_spider_async(reason=keys.STORE_ERROR_REASON))

@@ -1,0 +1,50 @@
+"""Every stats key the plugin writes, and the closing summary built from them.
+
+Keys read as ``simdedup/<area>/<event>``; nothing else in the package spells one.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scrapy.statscollectors import StatsCollector
+
+CONTENT_CHECKED = "simdedup/content/checked"
+CONTENT_UNIQUE = "simdedup/content/unique"
+CONTENT_DROPPED = "simdedup/content/dropped"
+CONTENT_ANNOTATED = "simdedup/content/annotated"
+CONTENT_REVISITS = "simdedup/content/revisits"
+CONTENT_UNCONFIRMED = "simdedup/content/unconfirmed"
+CONTENT_EXACT_FALLBACK = "simdedup/content/exact_fallback"
+CONTENT_TRUNCATED = "simdedup/content/truncated"
+CONTENT_STORE_ERRORS = "simdedup/content/store_errors"
+INDEX_SIZE = "simdedup/index/size"
+STORE_ERROR_REASON = "simdedup_store_error"
+
+
+def content_skipped(reason: str) -> str:
+    """Key counting items passed through unchecked, per reason (no_text, binary, ...)."""
+    return f"simdedup/content/skipped/{reason}"
+
+
+def summary(stats: StatsCollector) -> str:
+    """One line for the log at close: what dedup did in this crawl."""
+    checked = stats.get_value(CONTENT_CHECKED, 0)
+    dropped = stats.get_value(CONTENT_DROPPED, 0)
+    annotated = stats.get_value(CONTENT_ANNOTATED, 0)
+    removed = dropped or annotated
+    share = f" ({removed / checked:.0%})" if checked else ""
+    verb = "dropped" if dropped or not annotated else "annotated"
+    skipped = sum(
+        value
+        for key, value in stats.get_stats().items()
+        if key.startswith("simdedup/content/skipped/")
+    )
+    return (
+        f"simdedup: {checked:,} pages checked, {removed:,} near-duplicates {verb}{share}, "
+        f"{stats.get_value(CONTENT_UNIQUE, 0):,} unique, "
+        f"{stats.get_value(CONTENT_REVISITS, 0):,} re-visits, "
+        f"{stats.get_value(CONTENT_UNCONFIRMED, 0):,} unconfirmed matches kept, "
+        f"{skipped:,} skipped; index holds {stats.get_value(INDEX_SIZE, 0):,} pages"
+    )
