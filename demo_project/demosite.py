@@ -70,7 +70,9 @@ def build_sites() -> dict[str, dict[str, Page]]:
     for letter in sorted({name[0] for name in topics}):
         entries = [n for n in topics if n[0] == letter]
         listing = "\n\n".join(f"{n}: {topics[n].partition(chr(10))[0].strip()}" for n in entries)
-        original[f"/docs/index-{letter}.html"] = Page(f"index-{letter}", f"Index: {letter}", listing)
+        original[f"/docs/index-{letter}.html"] = Page(
+            f"index-{letter}", f"Index: {letter}", listing
+        )
     for i, text in enumerate(news):
         headline, _, body = text.partition("\n")
         original[f"/news/{i}.html"] = Page(f"news-{i}", headline, body)
@@ -110,10 +112,18 @@ _LOOKS = {
 def render(site: str, path: str, page: Page, pages: dict[str, Page]) -> str:
     """One page of ``site``: its template around the page's content, links to all pages."""
     name, menu, footer = _LOOKS[site]
-    stamp = f"Mirrored at 2026-11-{(zlib.crc32(path.encode()) % 28) + 1:02d} 10:{len(path):02d}" if site == "mirror" else ""
+    stamp = (
+        f"Mirrored at 2026-11-{(zlib.crc32(path.encode()) % 28) + 1:02d} 10:{len(path):02d}"
+        if site == "mirror"
+        else ""
+    )
     paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in page.body.split("\n\n") if p.strip())
     links = "".join(f'<li><a href="{p}">{html.escape(pages[p].title)}</a></li>' for p in pages)
-    ads = '<aside class="ad">Fast VPS hosting from $1, click here!</aside>' if site == "mirror" else ""
+    ads = (
+        '<aside class="ad">Fast VPS hosting from $1, click here!</aside>'
+        if site == "mirror"
+        else ""
+    )
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(page.title)}"
         f" - {name}</title></head><body><header><b>{name}</b> {stamp}</header>"
@@ -127,7 +137,7 @@ def _handler(site: str, pages: dict[str, Page]) -> type[BaseHTTPRequestHandler]:
     home = f"<!doctype html><html><body><nav><ul>{index}</ul></nav></body></html>"
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
             if path == "/":
                 body = home
@@ -143,7 +153,7 @@ def _handler(site: str, pages: dict[str, Page]) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
     return Handler

@@ -37,7 +37,7 @@ class SimDedupConfig:
     key_field: str = "url"
     content_max_distance: int = 3
     drop: bool = True
-    confirm_similarity: float = 0.7
+    confirm_similarity: float = 0.8
     max_text_chars: int = 300_000
     expected_pages: int = DEFAULT_EXPECTED_SIZE
     cjk: str = "jieba"

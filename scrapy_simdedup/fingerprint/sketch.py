@@ -4,12 +4,13 @@ SimHash compares weighted word counts; two different pages can agree on them by 
 (short "hub" pages) or because they share a template (Henzinger, SIGIR 2006, found SimHash
 weakest on pages of one site). The sketch looks at word order instead: a MinHash of the
 text's overlapping 3-token shingles (``PERMUTATIONS`` 32-bit minimums, so Jaccard
-similarity is estimated to about +-0.09) and the token count. A match is confirmed only when
-the estimated shingle Jaccard similarity is at least ``min_similarity`` and the lengths are
-within a factor of two.
+similarity is estimated to about +-0.06) and the token count. A match is confirmed only when
+the estimated shingle Jaccard similarity is at least ``min_similarity`` and the shorter text
+has at least ``MIN_LENGTH_RATIO`` of the longer one's tokens: a page that contains another
+page and a third more (a chapter and one of its sections) is not its copy.
 
 Serialised as ``PERMUTATIONS`` little-endian uint32 minimums followed by a uint32 token
-count: 132 bytes, stored with the fingerprint.
+count: 260 bytes, stored with the fingerprint.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import numpy as np
 
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
 
-PERMUTATIONS = 32
+PERMUTATIONS = 64
+MIN_LENGTH_RATIO = 0.8
 SHINGLE_TOKENS = 3
 SKETCH_BYTES = 4 * (PERMUTATIONS + 1)
 _MULTIPLIERS = np.random.default_rng(20070508).integers(1, 2**63, PERMUTATIONS, dtype=np.uint64) | 1
@@ -54,7 +56,7 @@ class Sketch:
     def confirms(self, other: Sketch, min_similarity: float) -> bool:
         """True when ``other`` looks like a copy: similar shingles and comparable length."""
         longer, shorter = max(self.tokens, other.tokens), min(self.tokens, other.tokens)
-        return shorter * 2 >= longer and self.similarity(other) >= min_similarity
+        return shorter >= MIN_LENGTH_RATIO * longer and self.similarity(other) >= min_similarity
 
 
 def sketch_tokens(tokens: Sequence[str], seed: int) -> Sketch:

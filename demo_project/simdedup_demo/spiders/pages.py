@@ -34,7 +34,11 @@ class PagesSpider(scrapy.Spider):
             return
         title = " ".join(response.css("h1 ::text").getall()).strip()
         if text:
-            yield {"url": response.url, "title": title or response.css("title::text").get(""), "text": text}
+            yield {
+                "url": response.url,
+                "title": title or response.css("title::text").get(""),
+                "text": text,
+            }
         for href in response.css("a::attr(href)").getall():
             url = response.urljoin(href)
             if urlsplit(url).netloc in self.netlocs:

@@ -1,0 +1,83 @@
+"""Real `scrapy crawl` runs of the demo project in a subprocess, against the demo sites."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "demo_project"
+sys.path.insert(0, str(DEMO))
+
+from demosite import build_sites, serve_sites  # noqa: E402
+
+__all__ = [
+    "DEMO",
+    "Crawl",
+    "build_sites",
+    "content_of",
+    "crawl_command",
+    "run_crawl",
+    "serve_sites",
+]
+
+CRAWL_TIMEOUT = 300
+_STATS = re.compile(r"Dumping Scrapy stats:\n(\{.*?\})\n(?=\d{4}-\d\d-\d\d |\Z)", re.S)
+
+
+@dataclass
+class Crawl:
+    returncode: int
+    log: str
+    items: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def simdedup(self) -> dict[str, Any]:
+        return {k: v for k, v in self.stats.items() if k.startswith("simdedup/")}
+
+
+def crawl_command(start_urls: list[str], feed: Path, *args: str) -> list[str]:
+    return [
+        sys.executable, "-W", "error::scrapy.exceptions.ScrapyDeprecationWarning",
+        "-m", "scrapy", "crawl", "pages", "-a", "start_urls=" + ",".join(start_urls),
+        "-o", f"{feed}:jsonl", *args,
+    ]  # fmt: skip
+
+
+def run_crawl(start_urls: list[str], feed: Path, *args: str) -> Crawl:
+    done = subprocess.run(
+        crawl_command(start_urls, feed, *args),
+        cwd=DEMO, capture_output=True, text=True, timeout=CRAWL_TIMEOUT, env=crawl_env(),
+        check=False,
+    )  # fmt: skip
+    return parse(done.returncode, done.stderr, feed)
+
+
+def crawl_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def parse(returncode: int, log: str, feed: Path) -> Crawl:
+    items = (
+        [json.loads(line) for line in feed.read_text("utf-8").splitlines()] if feed.exists() else []
+    )
+    match = _STATS.search(log)
+    stats = eval(match.group(1), {"datetime": datetime}) if match else {}  # our own log
+    return Crawl(returncode, log, items, stats)
+
+
+def content_of(urls: dict[str, str]) -> dict[str, str]:
+    """Page URL -> content id, for the sites served at ``urls``."""
+    sites = build_sites()
+    return {
+        url.rstrip("/") + path: page.content
+        for site, url in urls.items()
+        for path, page in sites[site].items()
+    }

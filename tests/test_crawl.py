@@ -1,0 +1,135 @@
+"""Real crawls of the demo project against the demo sites on 127.0.0.1."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.crawls import DEMO, content_of, crawl_command, crawl_env, parse, run_crawl, serve_sites
+
+
+@pytest.fixture(scope="module")
+def sites() -> Iterator[dict[str, str]]:
+    with serve_sites() as urls:
+        yield urls
+
+
+def _kept(items: list[dict[str, object]], contents: dict[str, str]) -> Counter[str]:
+    return Counter(contents[str(item["url"])] for item in items)
+
+
+def test_demo_crawl_keeps_one_page_per_content(sites: dict[str, str], tmp_path: Path) -> None:
+    crawl = run_crawl(
+        list(sites.values()), tmp_path / "feed.jsonl", "-s", f"SIMDEDUP_DIR={tmp_path}"
+    )
+    assert crawl.returncode == 0, crawl.log[-3000:]
+    assert "ScrapyDeprecationWarning" not in crawl.log
+    contents = content_of(sites)
+    kept = _kept(crawl.items, contents)
+    assert set(kept) == set(contents.values())  # no distinct page lost
+    assert [c for c, n in kept.items() if n > 1] == []  # no copy kept
+    stats = crawl.simdedup()
+    dropped = crawl.stats["item_dropped_reasons_count/NearDuplicateItem"]
+    assert stats["simdedup/content/dropped"] == dropped == crawl.stats["item_dropped_count"]
+    assert stats["simdedup/content/checked"] == dropped + crawl.stats["item_scraped_count"]
+    assert stats["simdedup/content/unique"] == len(kept)
+    assert (
+        f"simdedup: {stats['simdedup/content/checked']:,} pages checked, {dropped:,} near"
+        in crawl.log
+    )
+
+
+def test_second_crawl_drops_what_the_first_stored(sites: dict[str, str], tmp_path: Path) -> None:
+    folder = ["-s", f"SIMDEDUP_DIR={tmp_path}"]
+    first = run_crawl([sites["original"]], tmp_path / "first.jsonl", *folder)
+    second = run_crawl([sites["mirror"]], tmp_path / "second.jsonl", *folder)
+    assert first.returncode == second.returncode == 0
+    assert len(first.items) > 40
+    assert second.items == []
+    assert second.stats["item_dropped_count"] == len(first.items)
+    assert second.simdedup()["simdedup/index/size"] > 0
+
+
+def test_interrupted_and_resumed_crawl_emits_each_page_once(
+    sites: dict[str, str], tmp_path: Path
+) -> None:
+    feed = tmp_path / "feed.jsonl"
+    args = [
+        "-s", f"JOBDIR={tmp_path / 'job'}", "-s", f"SIMDEDUP_DIR={tmp_path / 'index'}",
+        "-s", "DOWNLOAD_DELAY=0.15", "-s", "CONCURRENT_REQUESTS=1",
+    ]  # fmt: skip
+    starts = list(sites.values())
+    first = subprocess.Popen(
+        crawl_command(starts, feed, *args), cwd=DEMO, env=crawl_env(),
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and _lines(feed) < 15:
+        time.sleep(0.2)
+    first.send_signal(signal.SIGINT)
+    _, log = first.communicate(timeout=120)
+    interrupted = parse(first.returncode, log, feed)
+    assert interrupted.stats.get("finish_reason") == "shutdown", log[-2000:]
+    resumed = run_crawl(starts, feed, *args)
+    assert resumed.returncode == 0, resumed.log[-2000:]
+    contents = content_of(sites)
+    kept = _kept(resumed.items, contents)  # the feed holds both runs' items
+    assert set(kept) == set(contents.values())
+    assert [c for c, n in kept.items() if n > 1] == []
+    assert 0 < len(interrupted.items) < len(resumed.items)
+
+
+def _lines(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def test_annotate_mode_keeps_every_page(sites: dict[str, str], tmp_path: Path) -> None:
+    crawl = run_crawl(
+        [sites["original"], sites["mirror"]], tmp_path / "feed.jsonl",
+        "-s", f"SIMDEDUP_DIR={tmp_path}", "-s", "SIMDEDUP_DROP=False",
+    )  # fmt: skip
+    contents = content_of(sites)
+    clusters: dict[str, set[str]] = {}
+    for item in crawl.items:
+        clusters.setdefault(contents[item["url"]], set()).add(item["simdedup_cluster"])
+    assert crawl.stats.get("item_dropped_count", 0) == 0
+    assert all(len(found) == 1 for found in clusters.values())  # one cluster per content
+    assert crawl.simdedup()["simdedup/content/annotated"] == len(crawl.items) - len(clusters)
+
+
+def test_disabled_plugin_changes_nothing(sites: dict[str, str], tmp_path: Path) -> None:
+    crawl = run_crawl(
+        [sites["original"], sites["mirror"]],
+        tmp_path / "feed.jsonl",
+        "-s",
+        "SIMDEDUP_ENABLED=False",
+    )
+    assert crawl.returncode == 0
+    assert crawl.simdedup() == {}
+    assert len(crawl.items) == 2 * len(content_of({"original": sites["original"]}))
+
+
+def test_addon_turns_it_on(sites: dict[str, str], tmp_path: Path) -> None:
+    crawl = run_crawl(
+        [sites["original"], sites["mirror"]], tmp_path / "feed.jsonl",
+        "-s", "ITEM_PIPELINES={}", "-s", 'ADDONS={"scrapy_simdedup.Addon": 0}',
+        "-s", f"SIMDEDUP_DIR={tmp_path}",
+    )  # fmt: skip
+    assert crawl.returncode == 0, crawl.log[-2000:]
+    assert crawl.simdedup()["simdedup/content/dropped"] == len(crawl.items)
+
+
+def test_invalid_setting_stops_before_fetching(sites: dict[str, str], tmp_path: Path) -> None:
+    crawl = run_crawl(
+        [sites["original"]], tmp_path / "feed.jsonl", "-s", "SIMDEDUP_CONTENT_MAX_DISTANSE=2"
+    )
+    assert crawl.returncode != 0
+    assert "SIMDEDUP_CONTENT_MAX_DISTANSE is not a scrapy-simdedup setting" in crawl.log
+    assert "did you mean SIMDEDUP_CONTENT_MAX_DISTANCE" in crawl.log
+    assert "Crawled (200)" not in crawl.log
