@@ -38,6 +38,7 @@ DOCS_MIN_CHARS = 1500
 EDITED_MIN_CHARS = 3000
 NEWS_MIN_CHARS = 3000
 NEWS_COUNT = 6
+LINKS_PER_PAGE = 10
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,10 @@ def render(site: str, path: str, page: Page, pages: dict[str, Page]) -> str:
         else ""
     )
     paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in page.body.split("\n\n") if p.strip())
-    links = "".join(f'<li><a href="{p}">{html.escape(pages[p].title)}</a></li>' for p in pages)
+    paths = list(pages)
+    at = paths.index(path)
+    nearby = paths[at + 1 : at + 1 + LINKS_PER_PAGE]  # the home page links to every page
+    links = "".join(f'<li><a href="{p}">{html.escape(pages[p].title)}</a></li>' for p in nearby)
     ads = (
         '<aside class="ad">Fast VPS hosting from $1, click here!</aside>'
         if site == "mirror"
@@ -160,11 +164,12 @@ def _handler(site: str, pages: dict[str, Page]) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serve_sites() -> Iterator[dict[str, str]]:
-    """Serve every site on 127.0.0.1 (free ports) until the block ends; yields name -> URL."""
+def serve_sites(sites: dict[str, dict[str, Page]] | None = None) -> Iterator[dict[str, str]]:
+    """Serve every site (default: ``build_sites()``) on 127.0.0.1, free ports, until the
+    block ends; yields name -> URL. Site names choose the look: original, mirror, ..."""
     servers = {
         site: ThreadingHTTPServer(("127.0.0.1", 0), _handler(site, pages))
-        for site, pages in build_sites().items()
+        for site, pages in (sites or build_sites()).items()
     }
     threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in servers.values()]
     for thread in threads:
