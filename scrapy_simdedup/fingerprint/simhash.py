@@ -48,8 +48,12 @@ def simhash_weights(weights: Mapping[str, float], *, seed: int = DEFAULT_SEED) -
     """SimHash of ``feature -> weight``; 0 for no features. The vote is one matrix product."""
     if not weights:
         return 0
-    hashes = feature_hashes(weights, seed)
-    values = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
+    return simhash_of_hashes(feature_hashes(weights, seed), weights.values())
+
+
+def simhash_of_hashes(hashes: npt.NDArray[np.uint64], weights: Iterable[float]) -> int:
+    """SimHash of features already hashed (``feature_hashes``), with their weights in order."""
+    values = np.fromiter(weights, dtype=np.float64, count=len(hashes))
     # Row i holds feature i's 64 bits, least significant first.
     bits = np.unpackbits(
         hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"

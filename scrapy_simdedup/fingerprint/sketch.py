@@ -2,15 +2,15 @@
 
 SimHash compares weighted word counts; two different pages can agree on them by chance
 (short "hub" pages) or because they share a template (Henzinger, SIGIR 2006, found SimHash
-weakest on pages of one site). The sketch looks at word order instead: a MinHash of the
-text's overlapping 3-token shingles (``PERMUTATIONS`` 32-bit minimums, so Jaccard
-similarity is estimated to about +-0.06) and the token count. A match is confirmed only when
-the estimated shingle Jaccard similarity is at least ``min_similarity`` and the shorter text
-has at least ``MIN_LENGTH_RATIO`` of the longer one's tokens: a page that contains another
-page and a third more (a chapter and one of its sections) is not its copy.
+weakest on pages of one site). The sketch looks at word order instead: a bottom-k MinHash
+of the text's overlapping 3-token shingles (the ``SKETCH_SIZE`` smallest 32-bit shingle
+hashes, so Jaccard similarity is estimated to about +-0.06) and the token count. A match is
+confirmed only when the estimated Jaccard similarity is at least ``min_similarity`` and the
+shorter text has at least ``MIN_LENGTH_RATIO`` of the longer one's tokens: a page that
+contains another page and a third more (a chapter and one of its sections) is no copy.
 
-Serialised as ``PERMUTATIONS`` little-endian uint32 minimums followed by a uint32 token
-count: 260 bytes, stored with the fingerprint.
+Serialised as ``SKETCH_SIZE`` little-endian uint32 values (padded with 0xFFFFFFFF) and a
+uint32 token count: 260 bytes, stored with the fingerprint.
 """
 
 from __future__ import annotations
@@ -19,20 +19,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
 
-PERMUTATIONS = 64
+SKETCH_SIZE = 64
 MIN_LENGTH_RATIO = 0.8
 SHINGLE_TOKENS = 3
-SKETCH_BYTES = 4 * (PERMUTATIONS + 1)
-_MULTIPLIERS = np.random.default_rng(20070508).integers(1, 2**63, PERMUTATIONS, dtype=np.uint64) | 1
-_OFFSETS = np.random.default_rng(20061215).integers(0, 2**63, PERMUTATIONS, dtype=np.uint64)
+SKETCH_BYTES = 4 * (SKETCH_SIZE + 1)
+_SHINGLE_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_MIX = np.uint64(0xBF58476D1CE4E5B9)
+EMPTY = 0xFFFFFFFF
 
 
 @dataclass(frozen=True)
 class Sketch:
-    """MinHash minimums of a text's token shingles, and its token count."""
+    """The smallest hashes of a text's token shingles, and its token count."""
 
     minimums: tuple[int, ...]
     tokens: int
@@ -49,9 +51,13 @@ class Sketch:
         return cls(tuple(values[:-1]), values[-1])
 
     def similarity(self, other: Sketch) -> float:
-        """Estimated Jaccard similarity of the two shingle sets."""
-        same = sum(a == b for a, b in zip(self.minimums, other.minimums, strict=True))
-        return same / PERMUTATIONS
+        """Estimated Jaccard similarity of the two shingle sets (bottom-k estimator)."""
+        mine = set(self.minimums) - {EMPTY}
+        theirs = set(other.minimums) - {EMPTY}
+        union = sorted(mine | theirs)[:SKETCH_SIZE]
+        if not union:
+            return 1.0
+        return sum(1 for value in union if value in mine and value in theirs) / len(union)
 
     def confirms(self, other: Sketch, min_similarity: float) -> bool:
         """True when ``other`` looks like a copy: similar shingles and comparable length."""
@@ -60,13 +66,29 @@ class Sketch:
 
 
 def sketch_tokens(tokens: Sequence[str], seed: int) -> Sketch:
-    """The sketch of a token sequence; feature hashes use the index's ``seed``."""
+    """The sketch of a token sequence; token hashes use the index's ``seed``."""
+    distinct = list(dict.fromkeys(tokens))
+    return sketch_token_hashes(tokens, distinct, feature_hashes(distinct, seed))
+
+
+def sketch_token_hashes(
+    tokens: Sequence[str], distinct: Sequence[str], hashes: npt.NDArray[np.uint64]
+) -> Sketch:
+    """The sketch from hashes already made for the distinct tokens (SimHash's features).
+
+    A shingle's hash combines its tokens' hashes (``h0 * A + h1 * B + h2``, modulo 2**64),
+    so no shingle string is built or hashed.
+    """
+    if not tokens:
+        return Sketch((EMPTY,) * SKETCH_SIZE, 0)
+    position = {token: i for i, token in enumerate(distinct)}
+    per_token = hashes[np.fromiter((position[t] for t in tokens), dtype=np.intp, count=len(tokens))]
     width = min(SHINGLE_TOKENS, len(tokens))
-    shingles = {" ".join(tokens[i : i + width]) for i in range(len(tokens) - width + 1)}
-    if not shingles:
-        return Sketch((0xFFFFFFFF,) * PERMUTATIONS, 0)
-    hashes = feature_hashes(shingles, seed)
-    # Universal hashing modulo 2**64 (numpy's uint64 wraps); the top 32 bits are the value.
-    permuted = hashes[:, None] * _MULTIPLIERS[None, :] + _OFFSETS[None, :]
-    minimums = (permuted >> np.uint64(32)).min(axis=0)
-    return Sketch(tuple(int(m) for m in minimums), len(tokens))
+    count = len(tokens) - width + 1
+    shingles = np.zeros(count, dtype=np.uint64)
+    for offset in range(width):
+        shingles = shingles * _SHINGLE_MULTIPLIER + per_token[offset : offset + count]
+    mixed = (shingles ^ (shingles >> np.uint64(29))) * _MIX
+    values = np.unique(mixed >> np.uint64(32))[:SKETCH_SIZE]  # sorted, distinct
+    padding = (EMPTY,) * (SKETCH_SIZE - len(values))
+    return Sketch(tuple(int(v) for v in values) + padding, len(tokens))

@@ -11,9 +11,11 @@ from scrapy_simdedup.fingerprint.simhash import (
     DEFAULT_SEED,
     DEFAULT_TOKENIZER,
     MIN_FEATURES,
+    feature_hashes,
+    simhash_of_hashes,
     simhash_weights,
 )
-from scrapy_simdedup.fingerprint.sketch import Sketch, sketch_tokens
+from scrapy_simdedup.fingerprint.sketch import Sketch, sketch_token_hashes
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
 _SPACE = re.compile(r"\s+")
@@ -47,13 +49,19 @@ def fingerprint_text(
     with_sketch: bool = False,
 ) -> TextFingerprint:
     """Fingerprint any ``str`` (empty, NULs, lone surrogates included) without raising."""
-    if with_sketch:
-        tokens = tokenizer.tokens(text)
-        weights = tokenizer.weigh(tokens)
-        sketch: Sketch | None = sketch_tokens(tokens, seed)
-    else:
-        weights, sketch = tokenizer.weights(text), None
     normalised = _SPACE.sub(" ", text).strip()
     exact = mmh3.hash64(normalised.encode("utf-8", "surrogatepass"), seed, signed=False)[0]
-    fingerprint = simhash_weights(weights, seed=seed) if len(weights) >= MIN_FEATURES else None
+    if not with_sketch:
+        weights = tokenizer.weights(text)
+        fingerprint = simhash_weights(weights, seed=seed) if len(weights) >= MIN_FEATURES else None
+        return TextFingerprint(fingerprint, exact, len(weights))
+    # Tokens are cut and hashed once, for both the SimHash and the sketch.
+    tokens = tokenizer.tokens(text)
+    weights = tokenizer.weigh(tokens)
+    features = list(weights)
+    hashes = feature_hashes(features, seed)
+    sketch = sketch_token_hashes(tokens, features, hashes)
+    fingerprint = (
+        simhash_of_hashes(hashes, weights.values()) if len(weights) >= MIN_FEATURES else None
+    )
     return TextFingerprint(fingerprint, exact, len(weights), sketch)
