@@ -7,6 +7,7 @@ on it is closed.
 
 from __future__ import annotations
 
+import json
 import operator
 import os
 import secrets
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.stores.base import Store
 
 DEFAULT_EXPECTED_SIZE = 10_000_000
+_RESERVED_HEADS = (b"t", b"d", b"s", b"x", b"\x00", b"L")  # content keys, learned rules
 
 
 @dataclass
@@ -211,6 +213,38 @@ class SimHashIndex:
     def verify(self) -> Verification:
         """Check that every document is in every table and no entry is orphaned."""
         return self._open().verify()
+
+    def companion(
+        self, namespace: bytes, max_distance: int, expected_size: int = DEFAULT_EXPECTED_SIZE
+    ) -> PermutedIndex:
+        """Another permuted index in this store under ``namespace`` (e.g. URL fingerprints).
+
+        Its table design is recorded on first use; asking again with another
+        ``max_distance`` raises ``StoreMismatchError``. It lives as long as this index.
+        """
+        if not namespace or namespace[:1] in _RESERVED_HEADS:
+            raise ValueError(f"namespace {namespace!r} would overlap the content index's keys")
+        core = self._open()
+        design = choose_design(max_distance, expected_size)
+        record_key = namespace + b"\x00design"
+        asked = {"max_distance": design.max_distance, "blocks": design.blocks}
+        with core.lock:
+            raw = core.store.get(record_key)
+            if raw is None:
+                core.store.write({record_key: json.dumps(asked).encode()})
+            else:
+                stored = json.loads(raw)
+                if stored != asked:
+                    raise StoreMismatchError(
+                        self.location,
+                        {
+                            f"{namespace.decode('latin-1')}.{name}": (stored.get(name), value)
+                            for name, value in asked.items()
+                            if stored.get(name) != value
+                        },
+                    )
+                design = TableDesign(stored["max_distance"], stored["blocks"])
+        return PermutedIndex(core.store, design, namespace=namespace)
 
     def __len__(self) -> int:
         return len(self._open())

@@ -6,6 +6,10 @@ Store layout (all keys bytes, fingerprints as 8 big-endian bytes):
     d <document key>                                      ->  <fingerprint:8> <payload>
     \\x00params                                            ->  IndexParams as JSON
     \\x00count                                             ->  number of documents, 8 bytes
+    s <sentence hash:8> / x <text hash:8>                ->  <document key> (nshash, exact)
+
+An index made with a ``namespace`` puts it before each of these keys (the URL index uses
+``u``), so several indexes share one store and one atomic write path.
 
 A document is added with one atomic write of its ``d`` record and one entry per table, so
 after a crash it is in every table or in none. Re-adding a key with a new fingerprint moves
@@ -15,6 +19,7 @@ distance, so candidates are checked on their permuted bits without being restore
 
 from __future__ import annotations
 
+import struct
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -28,6 +33,7 @@ if TYPE_CHECKING:
 
 COUNT_KEY = b"\x00count"
 _TOP = 1 << BITS
+_unpack_from = struct.Struct(">Q").unpack_from
 
 
 @dataclass(frozen=True)
@@ -65,14 +71,22 @@ class Verification:
 class PermutedIndex:
     """Near look-up (``near``) and insertion (``add``) of 64-bit fingerprints in a store."""
 
-    def __init__(self, store: Store, design: TableDesign) -> None:
+    def __init__(self, store: Store, design: TableDesign, namespace: bytes = b"") -> None:
+        """``namespace`` prefixes every key, so several indexes can share one store."""
         self.store = store
         self.design = design
+        self.namespace = namespace
         self.lock = threading.RLock()
-        self._ranges = [_table_range(i, table.prefix_bits) for i, table in enumerate(design.tables)]
+        self._count_key = namespace + COUNT_KEY
+        self._doc = namespace + b"d"
+        self._at = len(namespace)
+        self._ranges = [
+            (namespace + b"t" + bytes([i]), BITS - table.prefix_bits)
+            for i, table in enumerate(design.tables)
+        ]
 
     def __len__(self) -> int:
-        raw = self.store.get(COUNT_KEY)
+        raw = self.store.get(self._count_key)
         return int.from_bytes(raw, "big") if raw else 0
 
     def near(self, fingerprint: int) -> list[Match]:
@@ -86,14 +100,16 @@ class PermutedIndex:
             high = low + (1 << shift)
             stop = head + high.to_bytes(8, "big") if high < _TOP else _next_head(head)
             ranges.append((head + low.to_bytes(8, "big"), stop))
-        found: dict[bytes, int] = {}
-        for key in self.store.keys(ranges):
-            distance = (int.from_bytes(key[2:10], "big") ^ permuted[key[1]]).bit_count()
-            if distance <= limit:
-                found[key[10:]] = distance
+        at = self._at
+        found = {
+            key[at + 10 :]: distance
+            for key in self.store.keys(ranges)
+            if (distance := (_unpack_from(key, at + 2)[0] ^ permuted[key[at + 1]]).bit_count())
+            <= limit
+        }
         matches = []
         for doc_key, distance in found.items():
-            record = self.store.get(b"d" + doc_key)
+            record = self.store.get(self._doc + doc_key)
             if record is not None:
                 matches.append(
                     Match(_text(doc_key), int.from_bytes(record[:8], "big"), distance, record[8:])
@@ -107,13 +123,13 @@ class PermutedIndex:
         doc_key = key.encode("utf-8", "surrogatepass")
         record = fingerprint.to_bytes(8, "big") + payload
         with self.lock:
-            old = self.store.get(b"d" + doc_key)
+            old = self.store.get(self._doc + doc_key)
             if old == record:
                 return
             deletes: list[bytes] = []
-            puts = {b"d" + doc_key: record}
+            puts = {self._doc + doc_key: record}
             if old is None:
-                puts[COUNT_KEY] = (len(self) + 1).to_bytes(8, "big")
+                puts[self._count_key] = (len(self) + 1).to_bytes(8, "big")
             else:
                 deletes = self._table_keys(int.from_bytes(old[:8], "big"), doc_key)
             puts.update(dict.fromkeys(self._table_keys(fingerprint, doc_key), b""))
@@ -129,7 +145,7 @@ class PermutedIndex:
 
     def document(self, key: str) -> Match | None:
         """The stored fingerprint and payload of ``key`` (distance 0), or None."""
-        record = self.store.get(b"d" + key.encode("utf-8", "surrogatepass"))
+        record = self.store.get(self._doc + key.encode("utf-8", "surrogatepass"))
         if record is None:
             return None
         return Match(key, int.from_bytes(record[:8], "big"), 0, record[8:])
@@ -138,17 +154,18 @@ class PermutedIndex:
         """Remove ``key`` from every table; False when it was not stored."""
         doc_key = key.encode("utf-8", "surrogatepass")
         with self.lock:
-            old = self.store.get(b"d" + doc_key)
+            old = self.store.get(self._doc + doc_key)
             if old is None:
                 return False
-            deletes = [b"d" + doc_key, *self._table_keys(int.from_bytes(old[:8], "big"), doc_key)]
-            self.store.write({COUNT_KEY: (len(self) - 1).to_bytes(8, "big")}, deletes)
+            fingerprint = int.from_bytes(old[:8], "big")
+            deletes = [self._doc + doc_key, *self._table_keys(fingerprint, doc_key)]
+            self.store.write({self._count_key: (len(self) - 1).to_bytes(8, "big")}, deletes)
             return True
 
     def sentence_owner(self, hashes: Iterable[int]) -> str | None:
         """The key recorded first under any of these sentence hashes (nshash), or None."""
         for digest in sorted(hashes):
-            owner = self.store.get(b"s" + digest.to_bytes(8, "big"))
+            owner = self.store.get(self.namespace + b"s" + digest.to_bytes(8, "big"))
             if owner is not None:
                 return _text(owner)
         return None
@@ -158,9 +175,9 @@ class PermutedIndex:
         value = key.encode("utf-8", "surrogatepass")
         with self.lock:
             fresh = {
-                b"s" + digest.to_bytes(8, "big"): value
+                self.namespace + b"s" + digest.to_bytes(8, "big"): value
                 for digest in hashes
-                if self.store.get(b"s" + digest.to_bytes(8, "big")) is None
+                if self.store.get(self.namespace + b"s" + digest.to_bytes(8, "big")) is None
             }
             if fresh:
                 self.store.write(fresh)
@@ -168,7 +185,7 @@ class PermutedIndex:
     def exact_or_add(self, digest: int, key: str) -> str | None:
         """For texts too short for SimHash: the key first stored under ``digest``, else add."""
         _check_fingerprint(digest)
-        exact_key = b"x" + digest.to_bytes(8, "big")
+        exact_key = self.namespace + b"x" + digest.to_bytes(8, "big")
         with self.lock:
             first = self.store.get(exact_key)
             if first is not None:
@@ -180,12 +197,14 @@ class PermutedIndex:
         """Check every document against every table: the all-or-none promise, counted."""
         expected: set[bytes] = set()
         documents = 0
-        for key, record in self.store.scan(b"d", b"e"):
+        ns = self.namespace
+        for key, record in self.store.scan(ns + b"d", ns + b"e"):
             documents += 1
-            expected.update(self._table_keys(int.from_bytes(record[:8], "big"), key[1:]))
+            fingerprint = int.from_bytes(record[:8], "big")
+            expected.update(self._table_keys(fingerprint, key[self._at + 1 :]))
         entries = 0
         orphans = 0
-        for key, _ in self.store.scan(b"t", b"u"):
+        for key, _ in self.store.scan(ns + b"t", ns + b"u"):
             entries += 1
             if key in expected:
                 expected.discard(key)
@@ -202,12 +221,8 @@ class PermutedIndex:
         ]
 
 
-def _table_range(table: int, prefix_bits: int) -> tuple[bytes, int]:
-    return b"t" + bytes([table]), BITS - prefix_bits
-
-
 def _next_head(head: bytes) -> bytes:
-    return head[:1] + bytes([head[1] + 1])
+    return head[:-1] + bytes([head[-1] + 1])
 
 
 def _check_fingerprint(fingerprint: int) -> None:
