@@ -81,6 +81,25 @@ def test_add_query_or_add_and_replace(kind: str, tmp_path: Path) -> None:
         assert index.verify().consistent
 
 
+@pytest.mark.parametrize("kind", STORE_KINDS)
+def test_companion_index_shares_the_store_not_the_entries(kind: str, tmp_path: Path) -> None:
+    with open_index(index_location(kind, tmp_path)) as index:
+        urls = index.companion(b"u", max_distance=2)
+        index.add(0xAAAA_0000_AAAA_0000, "https://a.example/page")
+        urls.add(0xAAAA_0000_AAAA_0001, "https://a.example/page")
+        urls.add(0x0F0F_0F0F_0F0F_0F0F, "https://a.example/other")
+        assert [m.distance for m in urls.near(0xAAAA_0000_AAAA_0000)] == [1]
+        assert [m.key for m in index.query(0x0F0F_0F0F_0F0F_0F0F)] == []
+        assert (len(index), len(urls)) == (1, 2)
+        assert urls.discard("https://a.example/other") and len(urls) == 1
+        assert index.verify().consistent and urls.verify().consistent
+        assert urls.verify().documents == 1 and index.verify().documents == 1
+        with pytest.raises(StoreMismatchError, match=r"u\.max_distance: stored 2, asked 4"):
+            index.companion(b"u", max_distance=4)
+        with pytest.raises(ValueError, match="overlap"):
+            index.companion(b"d", max_distance=2)
+
+
 def test_keys_with_lone_surrogates_round_trip(tmp_path: Path) -> None:
     with open_index(tmp_path / "index") as index:
         index.add(42, "https://a.example/\udcff")
