@@ -12,6 +12,11 @@ Four sites, each its own HTTP server on a free loopback port:
 * ``reprints``: the Chinese news reprinted with a new headline, an editor line and a few
   changed characters, and one article that exists only here.
 
+With ``traps=True`` the original (and so the mirror) also has the URL traps a crawler meets:
+every page linked again with a session id, index pages with sort orders, and an events
+calendar whose months link to the next and previous month (bounded here, so that a crawl
+without the URL middleware ends too). The server ignores query strings.
+
 Every page carries a content id (``Page.content``): pages with the same id are copies, so
 a perfect crawl keeps exactly one page per id.
 """
@@ -46,6 +51,8 @@ class Page:
     content: str
     title: str
     body: str  # plain text, paragraphs separated by blank lines
+    links: tuple[str, ...] | None = None  # its own links; such pages are listed nowhere else
+    variants: tuple[str, ...] = ()  # query strings linked beside the page: same content
 
 
 def docs_topics() -> dict[str, str]:
@@ -60,7 +67,7 @@ def chinese_news() -> list[str]:
     return list(chinese_articles(NEWS_MIN_CHARS, limit=NEWS_COUNT))
 
 
-def build_sites() -> dict[str, dict[str, Page]]:
+def build_sites(*, traps: bool = False) -> dict[str, dict[str, Page]]:
     """site name -> path -> page."""
     topics = docs_topics()
     news = chinese_news()
@@ -80,6 +87,8 @@ def build_sites() -> dict[str, dict[str, Page]]:
     harbour_title, _, harbour_body = ARTICLES["harbour"].partition("\n")
     original["/news/harbour.html"] = Page("harbour", harbour_title, harbour_body)
 
+    if traps:
+        original = _with_traps(original)
     mirror = dict(original)
     partial: dict[str, Page] = {}
     for path, page in original.items():
@@ -102,6 +111,48 @@ def build_sites() -> dict[str, dict[str, Page]]:
     return {"original": original, "mirror": mirror, "partial": partial, "reprints": reprints}
 
 
+CALENDAR_MONTHS = [f"{year}-{month:02d}" for year in range(2019, 2028) for month in range(1, 13)]
+CALENDAR_ENTRY = "/events/2026-11.html"
+_VENUE = (
+    "The reading room of the Python Reference Online hosts talks, sprints and study groups "
+    "for everyone who wants to learn the language in depth. Sessions are free and open to "
+    "the public, seats are limited, and every talk is recorded for the archive. Bring a "
+    "laptop, a question you have always wanted to ask, and a friend who is curious about "
+    "programming. Coffee is provided by volunteers from the local user group.\n\n"
+    "Speakers propose their talks through the mailing list at least a month ahead; the "
+    "programme committee answers every proposal within a week and helps first-time speakers "
+    "rehearse. Slides and notebooks from earlier sessions are kept in the archive, sorted by "
+    "topic: the data model, the import system, asynchronous code, packaging and testing.\n\n"
+    "The room is on the second floor of the old library building, next to the map "
+    "collection. It has step-free access, a hearing loop and forty seats around long oak "
+    "tables. Doors open half an hour before each session; late arrivals are welcome to slip "
+    "in quietly at the back. Please keep food outside the reading room."
+)
+
+
+def _with_traps(pages: dict[str, Page]) -> dict[str, Page]:
+    trapped: dict[str, Page] = {}
+    for path, page in pages.items():
+        sid = f"sid={zlib.crc32(path.encode()):08x}{zlib.adler32(path.encode()):08x}"
+        sorts = ("sort=title", "sort=date", "sort=title&order=desc")
+        variants = (sid, *sorts) if path.startswith("/docs/index-") else (sid,)
+        trapped[path] = Page(page.content, page.title, page.body, variants=variants)
+    for i, month in enumerate(CALENDAR_MONTHS):
+        links = tuple(
+            f"/events/{CALENDAR_MONTHS[j]}.html"
+            for j in (i - 1, i + 1)
+            if 0 <= j < len(CALENDAR_MONTHS)
+        )
+        body = f"{_VENUE}\n\nNo events are scheduled for this month yet. Check back soon."
+        trapped[f"/events/{month}.html"] = Page("calendar", f"Events calendar {month}", body, links)
+    return trapped
+
+
+def listed(pages: dict[str, Page]) -> list[str]:
+    """The paths the home page and the "nearby" lists link to."""
+    return [p for p, page in pages.items() if page.links is None or p == CALENDAR_ENTRY]
+
+
 _LOOKS = {
     "original": ("Python Reference Online", "Home | Docs | News", "© Python Reference Online"),
     "mirror": ("FastMirror: documentation mirror", "Mirror home | Downloads", "Mirrored with care"),
@@ -119,10 +170,14 @@ def render(site: str, path: str, page: Page, pages: dict[str, Page]) -> str:
         else ""
     )
     paragraphs = "".join(f"<p>{html.escape(p)}</p>" for p in page.body.split("\n\n") if p.strip())
-    paths = list(pages)
-    at = paths.index(path)
-    nearby = paths[at + 1 : at + 1 + LINKS_PER_PAGE]  # the home page links to every page
-    links = "".join(f'<li><a href="{p}">{html.escape(pages[p].title)}</a></li>' for p in nearby)
+    paths = listed(pages)
+    if page.links is not None:
+        nearby = list(page.links)
+    else:
+        at = paths.index(path)
+        nearby = paths[at + 1 : at + 1 + LINKS_PER_PAGE]  # the home page links to every page
+    hrefs = [(p, h) for p in nearby for h in (p, *(f"{p}?{v}" for v in pages[p].variants))]
+    links = "".join(f'<li><a href="{h}">{html.escape(pages[p].title)}</a></li>' for p, h in hrefs)
     ads = (
         '<aside class="ad">Fast VPS hosting from $1, click here!</aside>'
         if site == "mirror"
@@ -137,7 +192,9 @@ def render(site: str, path: str, page: Page, pages: dict[str, Page]) -> str:
 
 
 def _handler(site: str, pages: dict[str, Page]) -> type[BaseHTTPRequestHandler]:
-    index = "".join(f'<li><a href="{p}">{html.escape(pages[p].title)}</a></li>' for p in pages)
+    index = "".join(
+        f'<li><a href="{p}">{html.escape(pages[p].title)}</a></li>' for p in listed(pages)
+    )
     home = f"<!doctype html><html><body><nav><ul>{index}</ul></nav></body></html>"
 
     class Handler(BaseHTTPRequestHandler):

@@ -2,8 +2,9 @@
 
     python3 run_demo.py
 
-Prints Scrapy's log (its stats dump shows the simdedup/... counts), then compares the feed
-with what the sites hold: one kept page per distinct content is the goal.
+Prints Scrapy's log (its stats dump shows the simdedup/... counts: pages dropped by the
+content pipeline, requests the URL middleware skipped before download), then compares the
+feed with what the sites hold: one kept page per distinct content is the goal.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ FEED = HERE / "pages.jsonl"
 
 
 def main() -> int:
-    sites = build_sites()
-    with serve_sites() as urls:
+    sites = build_sites(traps=True)
+    with serve_sites(sites) as urls:
         command = [
             sys.executable, "-m", "scrapy", "crawl", "pages",
             "-a", "start_urls=" + ",".join(urls.values()),
@@ -37,7 +38,8 @@ def main() -> int:
     if crawl.returncode:
         return crawl.returncode
     items = [json.loads(line) for line in FEED.read_text("utf-8").splitlines()]
-    kept = Counter(content_of[item["url"]] for item in items if item["url"] in content_of)
+    paths = [item["url"].split("?", 1)[0] for item in items]  # session ids, sort orders
+    kept = Counter(content_of[path] for path in paths if path in content_of)
     distinct = set(content_of.values())
     print(f"\n{len(content_of)} pages on 4 sites hold {len(distinct)} distinct contents.")
     copies, lost = sum(n - 1 for n in kept.values()), len(distinct - set(kept))

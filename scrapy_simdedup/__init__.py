@@ -18,6 +18,7 @@ from scrapy_simdedup.errors import (
     StoreMismatchError,
     TextTooShortError,
     UndecodablePageError,
+    UrlNotCheckedError,
 )
 from scrapy_simdedup.fingerprint.keywords import keyword_fingerprint, top_keywords
 from scrapy_simdedup.fingerprint.nshash import SentenceGroups, sentence_hashes
@@ -32,9 +33,12 @@ from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_t
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index.opening import SimHashIndex, open_index
 from scrapy_simdedup.index.permuted import Match, QueryOrAdd
+from scrapy_simdedup.url.features import url_features, url_simhash
+from scrapy_simdedup.url.parts import UrlParts, url_parts
 
 if TYPE_CHECKING:
     from scrapy_simdedup.addon import Addon
+    from scrapy_simdedup.middleware import UrlSimHashMiddleware
     from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
 
 __version__ = "0.1.0"
@@ -45,6 +49,7 @@ _SCRAPY_COMPONENTS = {
     "Addon": "scrapy_simdedup.addon",
     "ContentSeenPipeline": "scrapy_simdedup.pipeline",
     "NearDuplicateItem": "scrapy_simdedup.pipeline",
+    "UrlSimHashMiddleware": "scrapy_simdedup.middleware",
 }
 
 
@@ -74,6 +79,9 @@ __all__ = [
     "TextTooShortError",
     "Tokenizer",
     "UndecodablePageError",
+    "UrlNotCheckedError",
+    "UrlParts",
+    "UrlSimHashMiddleware",
     "decode_page",
     "fingerprint_text",
     "hamming_distance",
@@ -85,4 +93,7 @@ __all__ = [
     "simhash_weights",
     "similarity",
     "top_keywords",
+    "url_features",
+    "url_parts",
+    "url_simhash",
 ]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy_simdedup.index.opening import DEFAULT_EXPECTED_SIZE
 from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
 from scrapy_simdedup.index.tables import MAX_DISTANCE
+from scrapy_simdedup.url.learner import MIN_EVIDENCE, SAMPLE_EVERY
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -22,7 +23,10 @@ if TYPE_CHECKING:
 STORES = ("leveldb", "memory")
 _KINDS = {bool: "True or False", int: "a whole number", float: "a number", tuple: "a list"}
 CJK_MODES = ("jieba", "bigrams")
+URL_MODES = ("adaptive", "strict", "off")
 WEIGHTINGS = ("tf", "idf")
+MAX_URL_DISTANCE = 6
+"""Strict mode's bound: beyond 6 bits (about 90% similarity) URLs of different pages meet."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,10 @@ class SimDedupConfig:
     weighting: str = "tf"
     memory_limit: int = DEFAULT_MAX_KEYS
     sync: bool = False
+    url_mode: str = "adaptive"
+    url_max_distance: int = 3
+    url_min_evidence: int = MIN_EVIDENCE
+    url_sample_every: int = SAMPLE_EVERY
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
@@ -66,6 +74,10 @@ class SimDedupConfig:
         _range("SIMDEDUP_MAX_TEXT_CHARS", self.max_text_chars, 1_000, 100_000_000)
         _range("SIMDEDUP_EXPECTED_PAGES", self.expected_pages, 1, 10**12)
         _range("SIMDEDUP_MEMORY_LIMIT", self.memory_limit, 1_000, 10**10)
+        _choice("SIMDEDUP_URL_MODE", self.url_mode, URL_MODES)
+        _range("SIMDEDUP_URL_MAX_DISTANCE", self.url_max_distance, 0, MAX_URL_DISTANCE)
+        _range("SIMDEDUP_URL_MIN_EVIDENCE", self.url_min_evidence, 1, 10_000)
+        _range("SIMDEDUP_URL_SAMPLE_EVERY", self.url_sample_every, 2, 10_000)
         names = self.content_fields
         if not names or not all(isinstance(name, str) and name for name in names):
             raise ValueError(

@@ -47,6 +47,18 @@ class UndecodablePageError(SimDedupError, ValueError):
         super().__init__(detail)
 
 
+class UrlNotCheckedError(SimDedupError, ValueError):
+    """A URL the URL fingerprint cannot judge; ``reason`` is the stats key suffix.
+
+    Reasons: ``not_http`` (another scheme), ``no_host``, ``too_long``, ``malformed``.
+    Such requests are always fetched, never skipped.
+    """
+
+    def __init__(self, reason: str, url: str) -> None:
+        super().__init__(f"URL not checked ({reason}): {url[:200]!r}")
+        self.reason = reason
+
+
 class StoreError(SimDedupError):
     """The index's storage failed or cannot be used as asked; the message names it."""
 

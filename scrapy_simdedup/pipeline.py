@@ -19,6 +19,7 @@ from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.index.permuted import Match
 from scrapy_simdedup.itemtext import item_text
+from scrapy_simdedup.signals import content_verdict
 from scrapy_simdedup.state import DedupState
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ logger = logging.getLogger(__name__)
 
 CLUSTER_FIELD = "simdedup_cluster"
 DISTANCE_FIELD = "simdedup_distance"
+TEXT_KEY = "text:"  # the key of an item without a key field: its text's exact hash
 
 
 class NearDuplicateItem(DropItem):
@@ -110,6 +112,8 @@ class ContentSeenPipeline:
         except StoreError as exc:
             self._store_failed(exc)
             return item
+        if not key.startswith(TEXT_KEY):
+            self.crawler.signals.send_catch_log(content_verdict, key=key, original=original)
         if original is None or original == key:
             self._annotate(adapter, key, 0)
             return item
@@ -122,7 +126,7 @@ class ContentSeenPipeline:
 
     def _key(self, adapter: ItemAdapter, fingerprint: TextFingerprint) -> str:
         value = adapter.get(self.config.key_field)
-        return value if isinstance(value, str) and value else f"text:{fingerprint.exact:016x}"
+        return value if isinstance(value, str) and value else f"{TEXT_KEY}{fingerprint.exact:016x}"
 
     def _seen(self, text: str, fingerprint: TextFingerprint, key: str) -> tuple[str | None, int]:
         """(key of the page this one copies, distance), or (None, 0) when it is new."""

@@ -20,12 +20,42 @@ CONTENT_EXACT_FALLBACK = "simdedup/content/exact_fallback"
 CONTENT_TRUNCATED = "simdedup/content/truncated"
 CONTENT_STORE_ERRORS = "simdedup/content/store_errors"
 INDEX_SIZE = "simdedup/index/size"
+URL_CHECKED = "simdedup/url/checked"
+URL_FETCHED = "simdedup/url/fetched"
+URL_SAMPLED = "simdedup/url/sampled"
+URL_MIRROR_HOSTS = "simdedup/url/mirror_hosts"
+URL_PATTERNS = "simdedup/url/patterns_learned"
+URL_TRAPS = "simdedup/url/traps_learned"
 STORE_ERROR_REASON = "simdedup_store_error"
 
 
 def content_skipped(reason: str) -> str:
     """Key counting items passed through unchecked, per reason (no_text, binary, ...)."""
     return f"simdedup/content/skipped/{reason}"
+
+
+def url_skipped(reason: str) -> str:
+    """Key counting requests skipped before download, per reason (mirror, pattern, ...)."""
+    return f"simdedup/url/skipped/{reason}"
+
+
+def url_unchecked(reason: str) -> str:
+    """Key counting requests let through without a check (dont_filter, not_http, ...)."""
+    return f"simdedup/url/unchecked/{reason}"
+
+
+def url_summary(stats: StatsCollector, mirrors: list[str]) -> str:
+    """One line for the log at close: requests saved, and the mirrors found."""
+    skipped = sum(
+        value for key, value in stats.get_stats().items() if key.startswith("simdedup/url/skipped/")
+    )
+    checked = stats.get_value(URL_CHECKED, 0)
+    share = f" ({skipped / checked:.0%})" if checked else ""
+    line = (
+        f"simdedup: {checked:,} requests checked, {skipped:,} skipped before download{share}, "
+        f"{stats.get_value(URL_SAMPLED, 0):,} fetched as samples"
+    )
+    return line + "".join(f"; {mirror}" for mirror in mirrors)
 
 
 def summary(stats: StatsCollector) -> str:

@@ -1,10 +1,11 @@
-"""The demo crawl: Scrapy's defaults plus the two lines README.md shows."""
+"""The demo crawl: Scrapy's defaults plus the lines README.md shows."""
 
 BOT_NAME = "simdedup_demo"
 SPIDER_MODULES = ["simdedup_demo.spiders"]
 NEWSPIDER_MODULE = "simdedup_demo.spiders"
 
 ITEM_PIPELINES = {"scrapy_simdedup.ContentSeenPipeline": 100}
+DOWNLOADER_MIDDLEWARES = {"scrapy_simdedup.UrlSimHashMiddleware": 60}
 SIMDEDUP_DIR = ".simdedup"
 
 ROBOTSTXT_OBEY = False

@@ -1,0 +1,1 @@
+"""URL fingerprints and the adaptive skip rules learned from content verdicts (no Scrapy)."""

@@ -1,0 +1,81 @@
+"""One spelling per URL: the parts a URL fingerprint is built from.
+
+Equivalent spellings must give the same fingerprint: scheme and host case, IDN and its
+punycode, ``%7E`` and ``~``, the order of query parameters, a default port. w3lib's
+``canonicalize_url`` (what Scrapy's own request fingerprints use) does most of it; the
+default port and the checks for what cannot be judged are done here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from w3lib.url import canonicalize_url
+
+from scrapy_simdedup.errors import UrlNotCheckedError
+
+MAX_URL_CHARS = 8192
+"""Longer URLs are fetched unchecked: no real page needs one, and traps do."""
+
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+@dataclass(frozen=True)
+class UrlParts:
+    """A canonical URL (``url``) and its pieces; ``host`` keeps a non-default port.
+
+    Segments and parameters stay percent-encoded as in ``url``, so rules learned from
+    them rebuild exactly the spelling another request would have.
+    """
+
+    url: str
+    scheme: str
+    host: str
+    segments: tuple[str, ...]
+    params: tuple[tuple[str, str], ...]
+
+    @property
+    def path_and_query(self) -> str:
+        """The URL without scheme and host: what a path-preserving mirror keeps."""
+        return self.url[len(self.scheme) + 3 + len(self.host) :]
+
+    def with_host(self, host: str) -> str:
+        """This URL on another host (its counterpart on a mirror)."""
+        return f"{self.scheme}://{host}{self.path_and_query}"
+
+    def without_params(self, names: frozenset[str]) -> str:
+        """This URL without the query parameters in ``names`` (spelling kept otherwise)."""
+        base, _, query = self.url.partition("?")
+        kept = "&".join(p for p in query.split("&") if p and p.partition("=")[0] not in names)
+        return f"{base}?{kept}" if kept else base
+
+
+def url_parts(url: str) -> UrlParts:
+    """Canonical parts of ``url``; raises ``UrlNotCheckedError`` for what cannot be judged."""
+    if len(url) > MAX_URL_CHARS:
+        raise UrlNotCheckedError("too_long", url)
+    try:
+        canonical = canonicalize_url(url.strip())
+        split = urlsplit(canonical)
+        scheme = split.scheme.lower()
+        hostname = split.hostname
+        port = split.port
+    except (ValueError, UnicodeError):
+        raise UrlNotCheckedError("malformed", url) from None
+    if scheme not in _DEFAULT_PORTS:
+        raise UrlNotCheckedError("not_http", url)
+    if not hostname:
+        raise UrlNotCheckedError("no_host", url)
+    netloc = split.netloc.rpartition("@")[2].lower()
+    if port is not None and str(port) == _DEFAULT_PORTS[scheme]:
+        netloc = netloc[: -len(f":{port}")]
+    path = split.path or "/"
+    canonical = f"{scheme}://{netloc}{path}" + (f"?{split.query}" if split.query else "")
+    segments = tuple(segment for segment in path.split("/") if segment)
+    params = tuple(
+        (name, value)
+        for name, _, value in (piece.partition("=") for piece in split.query.split("&"))
+        if name
+    )
+    return UrlParts(canonical, scheme, netloc, segments, params)
