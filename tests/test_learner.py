@@ -1,0 +1,128 @@
+"""The adaptive URL rules: learned from verdicts, applied only with their original at hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scrapy_simdedup import url_parts
+from scrapy_simdedup.index.stores import open_store
+from scrapy_simdedup.url.learner import RULE_PREFIX, UrlLearner
+
+ORIGINAL = "http://a.example"
+MIRROR = "http://m.example"
+
+
+class Fetched(set[str]):
+    """The URLs whose responses came back, as the middleware's URL index would say."""
+
+    def __call__(self, url: str) -> bool:
+        return url in self
+
+
+def _learner(fetched: Fetched, store: object = None, **options: int) -> UrlLearner:
+    return UrlLearner(store, fetched, **options)  # type: ignore[arg-type]
+
+
+def _copy(learner: UrlLearner, fetched: Fetched, copy: str, original: str) -> None:
+    fetched.update({copy, original})
+    learner.observe(url_parts(copy), url_parts(original))
+
+
+def test_a_mirror_is_learned_after_enough_evidence_and_skips_only_with_its_counterpart() -> None:
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=5)
+    for n in range(4):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    fetched.add(f"{ORIGINAL}/p/10.html")
+    assert not learner.decide(url_parts(f"{MIRROR}/p/10.html"), set()).skip  # 4 < 5
+    _copy(learner, fetched, f"{MIRROR}/p/4.html", f"{ORIGINAL}/p/4.html")
+    assert learner.decide(url_parts(f"{MIRROR}/p/10.html"), set()).skip
+    assert learner.decide(url_parts(f"{MIRROR}/p/11.html"), {f"{ORIGINAL}/p/11.html"}).skip
+    # A page only the mirror has, and any page of the original host, is fetched.
+    assert not learner.decide(url_parts(f"{MIRROR}/only-here.html"), set()).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/p/12.html"), {f"{MIRROR}/p/12.html"}).skip
+    assert [rule.describe() for rule in learner.learned_rules()] == ["m.example mirrors a.example"]
+
+
+def test_the_first_evidence_fixes_a_mirror_pair_direction() -> None:
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=2)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+    for n in range(3, 9):  # the original host later "copies" the mirror: ignored
+        _copy(learner, fetched, f"{ORIGINAL}/p/{n}", f"{MIRROR}/p/{n}")
+    assert not learner.decide(url_parts(f"{ORIGINAL}/p/0"), set()).skip
+    assert [r.describe() for r in learner.learned_rules()] == ["m.example mirrors a.example"]
+
+
+def test_samples_check_the_rule_and_a_new_page_stops_it_at_once() -> None:
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3, sample_every=4)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+    decisions = []
+    for n in range(10, 18):
+        fetched.add(f"{ORIGINAL}/p/{n}")
+        decisions.append(learner.decide(url_parts(f"{MIRROR}/p/{n}"), set()))
+    assert [d.sample for d in decisions] == [False, False, False, True] * 2
+    assert all(d.skip != d.sample for d in decisions)
+    # The sample /p/13 came back new: the mirror's next requests are fetched again.
+    fetched.add(f"{MIRROR}/p/13")
+    learner.observe(url_parts(f"{MIRROR}/p/13"), None)
+    fetched.add(f"{ORIGINAL}/p/20")
+    assert not learner.decide(url_parts(f"{MIRROR}/p/20"), set()).skip
+
+
+def test_parameters_that_change_nothing_are_learned_per_host() -> None:
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{ORIGINAL}/doc/{n}?sid=abc{n}&x=1", f"{ORIGINAL}/doc/{n}?x=1")
+    fetched.add(f"{ORIGINAL}/doc/9?x=1")
+    decision = learner.decide(url_parts(f"{ORIGINAL}/doc/9?sid=zzz&x=1"), set())
+    assert decision.skip and decision.reason == "pattern"
+    assert "sid" in decision.rule.describe()  # type: ignore[union-attr]
+    # Without its counterpart (the same URL without sid) a request is fetched.
+    assert not learner.decide(url_parts(f"{ORIGINAL}/doc/10?sid=zzz&x=1"), set()).skip
+    assert not learner.decide(url_parts(f"{MIRROR}/doc/9?sid=zzz&x=1"), set()).skip
+
+
+def test_a_trap_template_needs_twice_the_evidence() -> None:
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    first = f"{ORIGINAL}/events/2026-01.html"
+    learner.observe(url_parts(first), None)
+    for month in range(2, 7):
+        _copy(learner, fetched, f"{ORIGINAL}/events/2026-{month:02d}.html", first)
+    assert not learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), set()).skip
+    _copy(learner, fetched, f"{ORIGINAL}/events/2026-07.html", first)
+    decision = learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), set())
+    assert decision.skip and decision.reason == "trap"
+    assert not learner.decide(url_parts(f"{ORIGINAL}/events/about.html"), set()).skip
+
+
+def test_reprints_under_other_paths_teach_nothing() -> None:
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=1)
+    for n in range(5):
+        _copy(learner, fetched, f"{MIRROR}/a/{1000 + n}.shtml", f"{ORIGINAL}/news/{n}.html")
+    assert learner.rules() == []
+
+
+def test_rules_persist_in_the_store_and_bad_records_are_counted(tmp_path: Path) -> None:
+    fetched = Fetched()
+    store = open_store("leveldb", path=tmp_path / "db")
+    try:
+        learner = _learner(fetched, store, min_evidence=2)
+        for n in range(2):
+            _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+        store.write({RULE_PREFIX + b"garbage": b"{not json"})
+    finally:
+        store.close()
+    store = open_store("leveldb", path=tmp_path / "db")
+    try:
+        again = _learner(Fetched({f"{ORIGINAL}/p/5"}), store, min_evidence=2)
+        assert again.malformed == 1
+        assert again.decide(url_parts(f"{MIRROR}/p/5"), set()).skip
+    finally:
+        store.close()
