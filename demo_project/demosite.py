@@ -15,7 +15,8 @@ Four sites, each its own HTTP server on a free loopback port:
 With ``traps=True`` the original (and so the mirror) also has the URL traps a crawler meets:
 every page linked again with a session id, index pages with sort orders, and an events
 calendar whose months link to the next and previous month (bounded here, so that a crawl
-without the URL middleware ends too). The server ignores query strings.
+without the URL middleware ends too), reached only through a link that fails once (503)
+and then redirects twice. The server ignores query strings.
 
 Every page carries a content id (``Page.content``): pages with the same id are copies, so
 a perfect crawl keeps exactly one page per id.
@@ -43,6 +44,7 @@ DOCS_MIN_CHARS = 1500
 EDITED_MIN_CHARS = 3000
 NEWS_MIN_CHARS = 3000
 NEWS_COUNT = 6
+TRAP_SITE_NEWS_COUNT = 100  # a bigger news section: traps are met at scale
 LINKS_PER_PAGE = 10
 
 
@@ -61,16 +63,16 @@ def docs_topics() -> dict[str, str]:
     return {name: topics[name] for name in sorted(topics) if len(topics[name]) >= DOCS_MIN_CHARS}
 
 
-def chinese_news() -> list[str]:
+def chinese_news(count: int = NEWS_COUNT) -> list[str]:
     from benchmarks.corpora import chinese_articles
 
-    return list(chinese_articles(NEWS_MIN_CHARS, limit=NEWS_COUNT))
+    return list(chinese_articles(NEWS_MIN_CHARS, limit=count))
 
 
 def build_sites(*, traps: bool = False) -> dict[str, dict[str, Page]]:
     """site name -> path -> page."""
     topics = docs_topics()
-    news = chinese_news()
+    news = chinese_news(TRAP_SITE_NEWS_COUNT if traps else NEWS_COUNT)
     original: dict[str, Page] = {}
     for name, text in topics.items():
         title, _, body = text.partition("\n")
@@ -113,6 +115,16 @@ def build_sites(*, traps: bool = False) -> dict[str, dict[str, Page]]:
 
 CALENDAR_MONTHS = [f"{year}-{month:02d}" for year in range(2019, 2028) for month in range(1, 13)]
 CALENDAR_ENTRY = "/events/2026-11.html"
+NOTICE = "/hidden/notice.html"
+FLAKY = "/flaky"  # answers 503 every other time, else redirects to the rest of the path
+MOVED = "/moved"  # redirects to the rest of the path
+_NOTICE = (
+    "The reading room closes for two weeks from the first of next month while the roof is "
+    "repaired and the heating is replaced. Talks move to the lecture hall across the square; "
+    "study groups meet online. Borrowed books can be returned at the front desk, which stays "
+    "open every weekday morning. We apologise for the noise and thank everyone for their "
+    "patience while the builders work."
+)
 _VENUE = (
     "The reading room of the Python Reference Online hosts talks, sprints and study groups "
     "for everyone who wants to learn the language in depth. Sessions are free and open to "
@@ -145,6 +157,7 @@ def _with_traps(pages: dict[str, Page]) -> dict[str, Page]:
         )
         body = f"{_VENUE}\n\nNo events are scheduled for this month yet. Check back soon."
         trapped[f"/events/{month}.html"] = Page("calendar", f"Events calendar {month}", body, links)
+    trapped[NOTICE] = Page("notice", "Reading room closed for repairs", _NOTICE, links=())
     return trapped
 
 
@@ -195,11 +208,26 @@ def _handler(site: str, pages: dict[str, Page]) -> type[BaseHTTPRequestHandler]:
     index = "".join(
         f'<li><a href="{p}">{html.escape(pages[p].title)}</a></li>' for p in listed(pages)
     )
+    if CALENDAR_ENTRY in pages:
+        # The notice's only way in: a 503 (retried), then two redirects.
+        index += f'<li><a href="{FLAKY}{MOVED}{NOTICE}">Notice</a></li>'
     home = f"<!doctype html><html><body><nav><ul>{index}</ul></nav></body></html>"
+    failed_once: set[str] = set()
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
+            if path.startswith(FLAKY) and path not in failed_once:
+                failed_once.add(path)  # fails every other time: once per crawl
+                self.send_error(503)
+                return
+            failed_once.discard(path)
+            if path.startswith((FLAKY, MOVED)):
+                self.send_response(301)
+                self.send_header("Location", "/" + path.split("/", 2)[2])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if path == "/":
                 body = home
             elif path in pages:

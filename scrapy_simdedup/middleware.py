@@ -58,6 +58,7 @@ class UrlSimHashMiddleware:
         self.learner: UrlLearner | None = None
         self.queued: set[str] = set()  # allowed, not yet fetched
         self.skipped: set[str] = set()  # counted once each, however often linked
+        self._covered = _Either(self.queued, self.skipped)
         self._seed = 0
         self._failed = False
 
@@ -155,6 +156,8 @@ class UrlSimHashMiddleware:
         self._count_rules()
 
     def _check(self, request: Request, *, first: bool) -> None:
+        if first:
+            request.meta[CHECKED] = True
         exempt = self._exemption(request)
         if exempt:
             if first:
@@ -172,12 +175,11 @@ class UrlSimHashMiddleware:
         try:
             if first and self._was_fetched(parts.url):
                 return
-            decision = self._decide(parts, tally=first and not repeat)
+            decision = self._decide(parts, scheduling=first, tally=first and not repeat)
         except StoreError as exc:
             self._store_failed(exc)
             return
         if first and not repeat:
-            request.meta[CHECKED] = True
             self._stats.inc_value(keys.URL_CHECKED)
         if decision.sample:
             self.skipped.discard(parts.url)
@@ -210,7 +212,7 @@ class UrlSimHashMiddleware:
             return "redirect"
         return ""
 
-    def _decide(self, parts: UrlParts, *, tally: bool) -> Decision:
+    def _decide(self, parts: UrlParts, *, scheduling: bool, tally: bool) -> Decision:
         assert self.urls is not None and self.learner is not None
         if self.config.url_mode == "strict":
             fingerprint = url_simhash(parts, self._seed)
@@ -218,7 +220,9 @@ class UrlSimHashMiddleware:
                 if match.key != parts.url and _host_of(match.key) == parts.host:
                     return Decision(skip=True, rule=Rule("strict", parts.host, other=match.key))
             return Decision(skip=False)
-        return self.learner.decide(parts, self.queued, tally=tally)
+        # At scheduling a skip may rely on a queued (or covered-by-skip) counterpart; later
+        # checks rely only on fetched ones, so two requests never skip each other.
+        return self.learner.decide(parts, self._covered if scheduling else (), tally=tally)
 
     def _was_fetched(self, url: str) -> bool:
         return self.urls is not None and self.urls.document(url) is not None
@@ -239,6 +243,17 @@ class UrlSimHashMiddleware:
         if not self._failed:
             self._failed = True
             logger.error("simdedup: the URL index failed (%s); requests pass unchecked", exc)
+
+
+class _Either:
+    """``url in`` either of two sets, without building their union."""
+
+    def __init__(self, first: set[str], second: set[str]) -> None:
+        self.first = first
+        self.second = second
+
+    def __contains__(self, url: object) -> bool:
+        return url in self.first or url in self.second
 
 
 def _host_of(url: str) -> str:

@@ -4,16 +4,19 @@ The DUST idea (Bar-Yossef et al. 2007) and Bharat & Broder's mirror detection, i
 crawl. Every content verdict ("page A duplicates page B", or "A is new") is evidence for
 one of three kinds of rule:
 
-* **mirror**: host A serves copies of host B's pages under the same path and query. The
-  direction is fixed by the first evidence (the host that served a copy second is the
-  mirror), so a mirror's evidence never blocks the original host. A request to A is
+* **mirror**: host A serves copies of host B's pages under the same path and query. Of
+  two hosts that copy each other, the one whose pages came second more often is the
+  mirror; the other is the original and is never skipped for it. A request to A is
   skipped only when its counterpart on B has been fetched or is queued, so pages that
   exist only on the mirror are still fetched.
-* **pattern**: on host A, URLs that differ from a fetched URL only in some query
-  parameters (session ids, tracking, sort order) repeat its content. A request is skipped
-  only when the same URL without those parameters has been fetched or is queued.
+* **pattern**: on host A, a query parameter (session id, tracking, sort order) that
+  changes nothing: copies differed from their originals in it. One rule per parameter; a
+  request is skipped only when the same URL without its learned parameters has been
+  fetched or is queued.
 * **trap**: pages of one path template (``/calendar/{date}``) are copies of each other, an
   endless calendar or pager. No counterpart exists, so this rule needs twice the evidence.
+
+A host learned to mirror another also follows that host's pattern and trap rules.
 
 A rule skips only after ``min_evidence`` duplicates in a row (twice that for a trap) with
 at least ``MIN_DUPLICATE_SHARE`` of its verdicts duplicates. Every ``sample_every``-th
@@ -35,9 +38,9 @@ from scrapy_simdedup.url.parts import UrlParts
 if TYPE_CHECKING:
     from scrapy_simdedup.index.stores.base import Store
 
-MIN_EVIDENCE = 5
+MIN_EVIDENCE = 3
 MIN_DUPLICATE_SHARE = 0.9
-SAMPLE_EVERY = 10
+SAMPLE_EVERY = 20
 MAX_RULES = 10_000
 RULE_PREFIX = b"L"
 RULE_PREFIX_END = b"M"
@@ -138,6 +141,7 @@ class UrlLearner:
         self.overflow = 0  # rules not learned because MAX_RULES were held
         self.malformed = 0  # stored rule records that could not be read
         self._rules: dict[str, Rule] = {}
+        self._rank: dict[str, int] = {}  # identity -> order of first evidence
         self._by_host: dict[str, list[Rule]] = {}
         if store is not None:
             for _, raw in store.scan(RULE_PREFIX, RULE_PREFIX_END):
@@ -153,13 +157,16 @@ class UrlLearner:
     def learned_rules(self) -> list[Rule]:
         return [rule for rule in self._rules.values() if rule.learned(self.min_evidence)]
 
-    def decide(self, parts: UrlParts, queued: Container[str], *, tally: bool = True) -> Decision:
+    def decide(self, parts: UrlParts, covered: Container[str], *, tally: bool = True) -> Decision:
         """Skip ``parts`` when a learned rule predicts a duplicate whose original is here.
 
-        ``tally=False`` asks again about a request already counted (it is never sampled).
+        The original (the counterpart) must be fetched, or in ``covered``: URLs this crawl
+        will have without fetching ``parts``, i.e. queued ones, or ones skipped because
+        their own counterpart was fetched or queued when they were. ``tally=False`` asks
+        again about a request already counted (it is never sampled).
         """
-        for rule in self._by_host.get(parts.host, ()):
-            if not rule.learned(self.min_evidence) or not self._applies(rule, parts, queued):
+        for rule in self._in_force(parts.host):
+            if not self._applies(rule, parts, covered):
                 continue
             if not tally:
                 return Decision(skip=True, rule=rule)
@@ -169,28 +176,63 @@ class UrlLearner:
             return Decision(skip=True, rule=rule)
         return FETCH
 
-    def _applies(self, rule: Rule, parts: UrlParts, queued: Container[str]) -> bool:
-        if rule.kind == "trap":
-            return path_template(parts) == rule.template
-        counterpart = self._counterpart(rule, parts)
-        return counterpart is not None and (counterpart in queued or self.fetched(counterpart))
+    def _in_force(self, host: str) -> list[Rule]:
+        """The learned rules of ``host``, then the pattern and trap rules it inherits from
+        each host it mirrors (a mirror copies its original's URL scheme too)."""
+        own = [
+            rule
+            for rule in self._by_host.get(host, ())
+            if rule.learned(self.min_evidence) and not self._outvoted(rule)
+        ]
+        inherited = [
+            rule
+            for mirror in own
+            if mirror.kind == "mirror"
+            for rule in self._by_host.get(mirror.other, ())
+            if rule.kind in ("pattern", "trap") and rule.learned(self.min_evidence)
+        ]
+        return own + inherited
 
-    @staticmethod
-    def _counterpart(rule: Rule, parts: UrlParts) -> str | None:
+    def _outvoted(self, rule: Rule) -> bool:
+        """A mirror rule whose reverse has more evidence (or as much, and came first): the
+        other host is the copy, so this one is the original and is never skipped."""
+        if rule.kind != "mirror":
+            return False
+        reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+        if reverse is None or reverse.duplicates < rule.duplicates:
+            return False
+        if reverse.duplicates > rule.duplicates:
+            return True
+        return self._rank[reverse.identity] < self._rank[rule.identity]
+
+    def _applies(self, rule: Rule, parts: UrlParts, covered: Container[str]) -> bool:
+        if rule.kind == "trap":
+            return _path(path_template(parts)) == _path(rule.template)
+        counterpart = self._counterpart(rule, parts)
+        return counterpart is not None and (counterpart in covered or self.fetched(counterpart))
+
+    def _counterpart(self, rule: Rule, parts: UrlParts) -> str | None:
         if rule.kind == "mirror":
             return parts.with_host(rule.other)
         present = {name for name, _ in parts.params}
-        if rule.kind == "pattern" and present.issuperset(rule.names):
-            return parts.without_params(frozenset(rule.names))
-        return None
+        if rule.kind != "pattern" or not present.issuperset(rule.names):
+            return None
+        # Without this rule's parameter and every other one learned to change nothing
+        # here: ``?sid=..&sort=..`` leads to the bare page once both are learned.
+        learned = {
+            name
+            for other in self._in_force(parts.host)
+            if other.kind == "pattern"
+            for name in other.names
+        }
+        return parts.without_params(frozenset(rule.names) | (learned & present))
 
     def observe(self, parts: UrlParts, original: UrlParts | None) -> None:
         """A content verdict: ``parts`` duplicated ``original``, or was new (None)."""
         if original is None:
             self._observe_new(parts)
             return
-        rule = self._rule_for_pair(parts, original)
-        if rule is not None:
+        for rule in self._rules_for_pair(parts, original):
             rule.record(duplicate=True)
             self._save(rule)
 
@@ -206,24 +248,30 @@ class UrlLearner:
                 rule.record(duplicate=False)
                 self._save(rule)
 
-    def _rule_for_pair(self, copy: UrlParts, original: UrlParts) -> Rule | None:
+    def _rules_for_pair(self, copy: UrlParts, original: UrlParts) -> list[Rule]:
         if copy.host != original.host:
+            if copy.with_host(original.host).partition("?")[0] != original.url.partition("?")[0]:
+                return []  # a reprint under another address: nothing to learn
             if copy.path_and_query != original.path_and_query:
-                return None  # a reprint under another address: nothing to learn
-            if self._find(Rule("mirror", original.host, other=copy.host)) is not None:
-                return None  # the pair's direction is already fixed the other way
-            return self._find_or_add(Rule("mirror", copy.host, other=original.host))
-        base, original_base = copy.url.partition("?")[0], original.url.partition("?")[0]
-        if base == original_base:
-            theirs = dict(original.params)
-            names = tuple(sorted({n for n, v in copy.params if theirs.get(n) != v}))
-            if not names:
-                return None
-            return self._find_or_add(Rule("pattern", copy.host, names=names))
+                # The same path on another host with other parameters: those parameters
+                # change nothing on the copy's host (its URL without them is the page).
+                return self._patterns(copy, original)
+            found = self._find_or_add(Rule("mirror", copy.host, other=original.host))
+            return [found] if found else []
+        if copy.url.partition("?")[0] == original.url.partition("?")[0]:
+            return self._patterns(copy, original)
         template = path_template(copy)
         if template == path_template(original):
-            return self._find_or_add(Rule("trap", copy.host, template=template))
-        return None
+            found = self._find_or_add(Rule("trap", copy.host, template=template))
+            return [found] if found else []
+        return []
+
+    def _patterns(self, copy: UrlParts, original: UrlParts) -> list[Rule]:
+        """One rule per parameter the copy has and the original lacks (or has otherwise)."""
+        theirs = dict(original.params)
+        names = sorted({n for n, v in copy.params if theirs.get(n) != v})
+        found = (self._find_or_add(Rule("pattern", copy.host, names=(name,))) for name in names)
+        return [rule for rule in found if rule is not None]
 
     def _find(self, probe: Rule) -> Rule | None:
         return self._rules.get(probe.identity)
@@ -239,6 +287,7 @@ class UrlLearner:
 
     def _remember(self, rule: Rule) -> Rule:
         self._rules[rule.identity] = rule
+        self._rank[rule.identity] = len(self._rank)
         self._by_host.setdefault(rule.host, []).append(rule)
         return rule
 
@@ -246,3 +295,8 @@ class UrlLearner:
         if self.store is not None:
             key = RULE_PREFIX + rule.identity.encode("utf-8", "surrogatepass")
             self.store.write({key: rule.to_json()})
+
+
+def _path(template: str) -> str:
+    """A path template without its host: what a mirror shares with its original."""
+    return template.partition("/")[2]

@@ -1,0 +1,133 @@
+"""UrlSimHashMiddleware built as Scrapy builds it: what it never skips, and what it counts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from scrapy import Request, Spider
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import HtmlResponse
+from scrapy.utils.misc import build_from_crawler
+from scrapy.utils.test import get_crawler
+
+from scrapy_simdedup import UrlSimHashMiddleware, hamming_distance, url_parts, url_simhash
+
+ORIGINAL = "http://a.example"
+MIRROR = "http://m.example"
+
+
+class SiteSpider(Spider):
+    name = "site"
+
+
+@contextmanager
+def opened_middleware(settings: dict[str, Any] | None = None) -> Iterator[UrlSimHashMiddleware]:
+    crawler = get_crawler(SiteSpider, {"SIMDEDUP_STORE": "memory", **(settings or {})})
+    crawler.spider = SiteSpider.from_crawler(crawler)
+    middleware = build_from_crawler(UrlSimHashMiddleware, crawler)
+    middleware.spider_opened()
+    try:
+        yield middleware
+    finally:
+        middleware.spider_closed()
+
+
+def _fetch(middleware: UrlSimHashMiddleware, url: str, status: int = 200) -> None:
+    request = Request(url)
+    middleware.process_response(request, HtmlResponse(url, status=status, body=b"<p>x</p>"))
+
+
+def _skipped(middleware: UrlSimHashMiddleware, request: Request) -> bool:
+    try:
+        middleware.request_scheduled(request)
+        middleware.process_request(request)
+    except IgnoreRequest:
+        return True
+    return False
+
+
+def _stats(middleware: UrlSimHashMiddleware) -> dict[str, Any]:
+    stats = middleware.crawler.stats
+    assert stats is not None
+    return {k: v for k, v in stats.get_stats().items() if k.startswith("simdedup/url/")}
+
+
+def _teach_mirror(middleware: UrlSimHashMiddleware, pages: int = 5) -> None:
+    for n in range(pages):
+        _fetch(middleware, f"{ORIGINAL}/p/{n}.html")
+        _fetch(middleware, f"{MIRROR}/p/{n}.html")
+        middleware.content_verdict(f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    for n in range(100, 120):
+        _fetch(middleware, f"{ORIGINAL}/p/{n}.html")
+
+
+def test_learned_mirror_skips_and_exemptions_are_never_skipped() -> None:
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        _teach_mirror(middleware)
+        assert _skipped(middleware, Request(f"{MIRROR}/p/100.html"))
+        assert not _skipped(middleware, Request(f"{MIRROR}/p/101.html", dont_filter=True))
+        redirected = Request(f"{MIRROR}/p/102.html", meta={"redirect_urls": [f"{MIRROR}/x"]})
+        assert not _skipped(middleware, redirected)
+        opted_out = Request(f"{MIRROR}/p/103.html", meta={"simdedup_dont_skip": True})
+        assert not _skipped(middleware, opted_out)
+        assert not _skipped(middleware, Request(f"{MIRROR}/only-here.html"))
+        assert not _skipped(middleware, Request(f"{ORIGINAL}/p/104.html"))
+        assert not _skipped(middleware, Request("ftp://m.example/p/105.html"))
+        stats = _stats(middleware)
+    assert stats["simdedup/url/skipped/mirror"] == 1
+    assert stats["simdedup/url/mirror_hosts"] == 1
+    for reason in ("dont_filter", "redirect", "opted_out", "not_http"):
+        assert stats[f"simdedup/url/unchecked/{reason}"] == 1
+
+
+def test_only_successful_responses_count_as_fetched() -> None:
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        _teach_mirror(middleware)
+        _fetch(middleware, f"{ORIGINAL}/gone.html", status=404)
+        assert not _skipped(middleware, Request(f"{MIRROR}/gone.html"))
+
+
+def test_a_link_seen_again_is_counted_once() -> None:
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        _teach_mirror(middleware)
+        for _ in range(3):
+            assert _skipped(middleware, Request(f"{MIRROR}/p/110.html"))
+        assert _stats(middleware)["simdedup/url/skipped/mirror"] == 1
+
+
+def test_strict_mode_skips_exactly_within_its_distance_on_the_same_host() -> None:
+    fetched = [f"{ORIGINAL}/docs/lexical.html?sid=9f86d081884c7d65", f"{ORIGINAL}/item/17"]
+    asked = (
+        [f"{ORIGINAL}/docs/lexical.html?sid={n:016x}" for n in range(0, 2**64 - 1, 2**59 + 7)]
+        + [f"{ORIGINAL}/item/{n}" for n in range(18, 40)]
+        + [f"{ORIGINAL}/about.html"]
+    )
+    with opened_middleware({"SIMDEDUP_URL_MODE": "strict", "SIMDEDUP_URL_MAX_DISTANCE": 6}) as mw:
+        seed = mw.state.open().seed
+        mw.state.release()
+        for url in fetched:
+            _fetch(mw, url)
+        prints = [url_simhash(url_parts(url), seed) for url in fetched]
+        for url in asked:
+            nearest = min(hamming_distance(url_simhash(url_parts(url), seed), p) for p in prints)
+            assert _skipped(mw, Request(url)) == (nearest <= 6), url
+            # Another host is another scope: never skipped by this host's URLs.
+            assert not _skipped(mw, Request(url.replace(ORIGINAL, MIRROR)))
+        skipped = _stats(mw).get("simdedup/url/skipped/strict", 0)
+    assert 0 < skipped < len(asked)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("SIMDEDUP_URL_MODE", "clever", "SIMDEDUP_URL_MODE must be one of"),
+        ("SIMDEDUP_URL_MAX_DISTANCE", 9, "SIMDEDUP_URL_MAX_DISTANCE must be between"),
+        ("SIMDEDUP_URL_SAMPLE_EVERY", 1, "SIMDEDUP_URL_SAMPLE_EVERY must be between"),
+    ],
+)
+def test_invalid_url_settings_are_refused(name: str, value: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message), opened_middleware({name: value}):
+        pass
