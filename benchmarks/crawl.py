@@ -1,13 +1,19 @@
-"""Crawl throughput: the demo spider with and without ContentSeenPipeline, same site, same run.
+"""Crawl cost: the demo spider with and without the plugin's components, same site, same run.
 
-    python3 benchmarks/crawl.py [--rounds 3]
+    python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps]
+
+``pipeline``: pages/s of plain Scrapy against Scrapy with ContentSeenPipeline.
+``middleware``: pages/s with UrlSimHashMiddleware alone on one host with nothing to skip
+(the per-request cost of the decision). ``traps``: requests, bytes and seconds on the demo's
+trap site (mirror, partial mirror, session ids, sort orders, calendar) with the content
+pipeline, URL checks off against adaptive.
 
 The site is generated on 127.0.0.1: every document of the benchmark corpora (Python
 Reference topics and Chinese news) on an original host, all of them again on a mirror, and
 half on a partial mirror: several thousand pages. Each round crawls it once with plain
-Scrapy (ITEM_PIPELINES = {}), once with the pipeline (a fresh LevelDB folder) and once with
-the pipeline and SIMDEDUP_CJK = "bigrams", in turn;
-pages/s is response_received_count / elapsed_time_seconds from Scrapy's own stats.
+Scrapy (no pipeline, no middleware), once with the pipeline (a fresh LevelDB folder) and
+once with the pipeline and SIMDEDUP_CJK = "bigrams", in turn; pages/s is
+response_received_count / elapsed_time_seconds from Scrapy's own stats.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ DEMO = ROOT / "demo_project"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(DEMO))
 
-from demosite import Page, serve_sites  # noqa: E402
+from demosite import Page, build_sites, serve_sites  # noqa: E402
 
 from benchmarks.corpora import chinese_articles, english_articles  # noqa: E402
 
@@ -62,10 +68,25 @@ def pages_per_second(stats: dict[str, object]) -> float:
     return float(stats["response_received_count"]) / float(stats["elapsed_time_seconds"])  # type: ignore[arg-type]
 
 
+NO_URL_CHECKS = ["-s", "SIMDEDUP_URL_MODE=off"]
+PLAIN = ["-s", "ITEM_PIPELINES={}", "-s", "DOWNLOADER_MIDDLEWARES={}"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", default="pipeline,middleware,traps")
     args = parser.parse_args()
+    parts = args.only.split(",")
+    if "pipeline" in parts:
+        pipeline_cost(args.rounds)
+    if "middleware" in parts:
+        middleware_cost(args.rounds)
+    if "traps" in parts:
+        trap_savings(args.rounds)
+
+
+def pipeline_cost(rounds: int) -> None:
     sites = generated_sites()
     pages = sum(len(p) for p in sites.values())
     plain: list[float] = []
@@ -73,15 +94,15 @@ def main() -> None:
     bigrams: list[float] = []
     with serve_sites(sites) as served, tempfile.TemporaryDirectory() as folder:
         urls = list(served.values())
-        print(f"{pages:,} pages on {len(sites)} hosts; {args.rounds} rounds\n")
+        print(f"ContentSeenPipeline: {pages:,} pages on {len(sites)} hosts; {rounds} rounds\n")
         print(f"{'round':>5} {'plain':>8} {'pipeline':>9} {'bigrams':>8} {'dropped':>8}  (pages/s)")
-        for n in range(args.rounds):
-            plain.append(pages_per_second(crawl(urls, ["-s", "ITEM_PIPELINES={}"])))
-            stats = crawl(urls, ["-s", f"SIMDEDUP_DIR={folder}/{n}"])
+        for n in range(rounds):
+            plain.append(pages_per_second(crawl(urls, PLAIN)))
+            stats = crawl(urls, ["-s", f"SIMDEDUP_DIR={folder}/{n}", *NO_URL_CHECKS])
             dedup.append(pages_per_second(stats))
             dropped = stats.get("simdedup/content/dropped", 0)
             fast = ["-s", f"SIMDEDUP_DIR={folder}/b{n}", "-s", "SIMDEDUP_CJK=bigrams"]
-            bigrams.append(pages_per_second(crawl(urls, fast)))
+            bigrams.append(pages_per_second(crawl(urls, [*fast, *NO_URL_CHECKS])))
             print(
                 f"{n + 1:>5} {plain[-1]:>8,.0f} {dedup[-1]:>9,.0f} {bigrams[-1]:>8,.0f} "
                 f"{dropped:>8,}",
@@ -92,6 +113,58 @@ def main() -> None:
     for label, rates in (("pipeline (jieba)", dedup), ("pipeline (CJK bigrams)", bigrams)):
         ratio = statistics.median(rates) / base
         print(f"{label}: {statistics.median(rates):,.0f} pages/s, {1 - ratio:.1%} cost")
+
+
+def middleware_cost(rounds: int) -> None:
+    """The decision's own cost: one host, nothing to skip, no pipeline (nothing learned)."""
+    sites = {"original": generated_sites()["original"]}
+    plain: list[float] = []
+    checked: list[float] = []
+    with serve_sites(sites) as served, tempfile.TemporaryDirectory() as folder:
+        urls = list(served.values())
+        print(f"\nUrlSimHashMiddleware, nothing to skip: {len(sites['original']):,} pages\n")
+        print(f"{'round':>5} {'plain':>8} {'middleware':>11}  (pages/s)")
+        for n in range(rounds):
+            plain.append(pages_per_second(crawl(urls, PLAIN)))
+            only_urls = ["-s", "ITEM_PIPELINES={}", "-s", f"SIMDEDUP_DIR={folder}/{n}"]
+            checked.append(pages_per_second(crawl(urls, only_urls)))
+            print(f"{n + 1:>5} {plain[-1]:>8,.0f} {checked[-1]:>11,.0f}", flush=True)
+    base, rate = statistics.median(plain), statistics.median(checked)
+    print(f"\nmedian: plain Scrapy {base:,.0f} pages/s, with the middleware {rate:,.0f} "
+          f"pages/s, {1 - rate / base:.1%} cost")  # fmt: skip
+
+
+def trap_savings(rounds: int) -> None:
+    """Requests, bytes and time on the demo's trap site, with and without the middleware."""
+    built = build_sites(traps=True)
+    sites = {name: built[name] for name in ("original", "mirror", "partial")}
+    print(f"\nURL traps: {sum(len(p) for p in sites.values()):,} pages on 3 hosts\n")
+    print(f"{'round':>5} {'mode':>9} {'requests':>9} {'MB':>6} {'seconds':>8} {'items':>6} "
+          f"{'dropped':>8} {'skipped':>8}")  # fmt: skip
+    totals: dict[str, list[tuple[int, float, float]]] = {"off": [], "adaptive": []}
+    with serve_sites(sites) as served, tempfile.TemporaryDirectory() as folder:
+        urls = list(served.values())
+        for n in range(rounds):
+            for mode, rows in totals.items():
+                stats = crawl(urls, ["-s", f"SIMDEDUP_DIR={folder}/{mode}{n}",
+                                     "-s", f"SIMDEDUP_URL_MODE={mode}"])  # fmt: skip
+                requests = int(stats["downloader/request_count"])  # type: ignore[call-overload]
+                megabytes = int(stats["downloader/response_bytes"]) / 2**20  # type: ignore[call-overload]
+                seconds = float(stats["elapsed_time_seconds"])  # type: ignore[arg-type]
+                skipped = sum(v for k, v in stats.items() if k.startswith("simdedup/url/skipped/"))  # type: ignore[misc]
+                rows.append((requests, megabytes, seconds))
+                print(
+                    f"{n + 1:>5} {mode:>9} {requests:>9,} {megabytes:>6.1f} {seconds:>8.1f} "
+                    f"{stats.get('item_scraped_count', 0):>6,} "
+                    f"{stats.get('item_dropped_count', 0):>8,} {skipped:>8,}",
+                    flush=True,
+                )
+    off, on = ([statistics.median(col) for col in zip(*totals[m], strict=True)] for m in totals)
+    fewer = 1 - on[0] / off[0]
+    print(
+        f"\nmedian: {on[0]:,.0f} requests instead of {off[0]:,.0f} ({fewer:.0%} fewer), "
+        f"{on[1]:.1f} MB instead of {off[1]:.1f}, {on[2]:.1f} s instead of {off[2]:.1f}"
+    )
 
 
 if __name__ == "__main__":

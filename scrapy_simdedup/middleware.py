@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
@@ -59,6 +60,7 @@ class UrlSimHashMiddleware:
         self.queued: set[str] = set()  # allowed, not yet fetched
         self.skipped: set[str] = set()  # counted once each, however often linked
         self._covered = _Either(self.queued, self.skipped)
+        self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
         self._seed = 0
         self._failed = False
 
@@ -128,7 +130,7 @@ class UrlSimHashMiddleware:
     def process_response(self, request: Request, response: Response) -> Response:
         if self.urls is not None and 200 <= response.status < 300 and not self._failed:
             try:
-                parts = url_parts(request.url)
+                parts = self._parts(request)
             except UrlNotCheckedError:
                 return response
             self.queued.discard(parts.url)
@@ -164,7 +166,7 @@ class UrlSimHashMiddleware:
                 self._stats.inc_value(keys.url_unchecked(exempt))
             return
         try:
-            parts = url_parts(request.url)
+            parts = self._parts(request)
         except UrlNotCheckedError as exc:
             if first:
                 self._stats.inc_value(keys.url_unchecked(exc.reason))
@@ -200,6 +202,13 @@ class UrlSimHashMiddleware:
             request.url, decision.rule.describe() if decision.rule else decision.reason,
         )  # fmt: skip
         raise IgnoreRequest(f"simdedup: predicted duplicate ({decision.reason})")
+
+    def _parts(self, request: Request) -> UrlParts:
+        """``url_parts`` of the request, worked out once per request."""
+        parts = self._parts_of.get(request)
+        if parts is None:
+            parts = self._parts_of[request] = url_parts(request.url)
+        return parts
 
     def _exemption(self, request: Request) -> str:
         if self.urls is None or self._failed:
