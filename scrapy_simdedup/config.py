@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
     from typing_extensions import Self
 
-STORES = ("leveldb", "memory")
+STORES = ("leveldb", "memory", "redis")
 _KINDS = {bool: "True or False", int: "a whole number", float: "a number", tuple: "a list"}
 CJK_MODES = ("jieba", "bigrams")
 URL_MODES = ("adaptive", "strict", "off")
@@ -48,6 +48,8 @@ class SimDedupConfig:
     weighting: str = "tf"
     memory_limit: int = DEFAULT_MAX_KEYS
     sync: bool = False
+    redis_url: str = "redis://localhost:6379/0"
+    redis_prefix: str | None = None  # default: simdedup:<spider>
     url_mode: str = "adaptive"
     url_max_distance: int = 3
     url_min_evidence: int = MIN_EVIDENCE
@@ -75,6 +77,18 @@ class SimDedupConfig:
         _range("SIMDEDUP_EXPECTED_PAGES", self.expected_pages, 1, 10**12)
         _range("SIMDEDUP_MEMORY_LIMIT", self.memory_limit, 1_000, 10**10)
         _choice("SIMDEDUP_URL_MODE", self.url_mode, URL_MODES)
+        if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(
+                f"SIMDEDUP_REDIS_URL must be a redis://, rediss:// or unix:// URL, "
+                f"got {self.redis_url!r}"
+            )
+        if self.redis_prefix is not None and (
+            not self.redis_prefix or "{" in self.redis_prefix or "}" in self.redis_prefix
+        ):
+            raise ValueError(
+                "SIMDEDUP_REDIS_PREFIX must be non-empty, without braces; "
+                f"got {self.redis_prefix!r}"
+            )
         _range("SIMDEDUP_URL_MAX_DISTANCE", self.url_max_distance, 0, MAX_URL_DISTANCE)
         _range("SIMDEDUP_URL_MIN_EVIDENCE", self.url_min_evidence, 1, 10_000)
         _range("SIMDEDUP_URL_SAMPLE_EVERY", self.url_sample_every, 2, 10_000)

@@ -17,6 +17,7 @@ from scrapy.utils.project import data_path
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index.opening import SimHashIndex, open_index
+from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.leveldb import destroy
 
 if TYPE_CHECKING:
@@ -46,10 +47,13 @@ class DedupState:
         return state
 
     def location(self) -> str:
-        """Where the index lives: ``memory``, SIMDEDUP_DIR/<spider>, JOBDIR/simdedup, .scrapy/."""
+        """Where the index lives: ``memory``, the Redis URL, SIMDEDUP_DIR/<spider>,
+        JOBDIR/simdedup, or .scrapy/simdedup/<spider>."""
         if self.config.store == "memory":
             return "memory"
-        spider_name = getattr(self.crawler.spider, "name", None) or "default"
+        if self.config.store == "redis":
+            return self.config.redis_url
+        spider_name = self._spider_name()
         if self.config.dir:
             return str(Path(self.config.dir).expanduser() / spider_name)
         jobdir = self.crawler.settings.get("JOBDIR")
@@ -57,12 +61,18 @@ class DedupState:
             return str(Path(jobdir) / "simdedup")
         return data_path(f"simdedup/{spider_name}")
 
+    def redis_prefix(self) -> str:
+        return self.config.redis_prefix or f"simdedup:{self._spider_name()}"
+
+    def _spider_name(self) -> str:
+        return getattr(self.crawler.spider, "name", None) or "default"
+
     def open(self) -> SimHashIndex:
         """The shared index, opened (and reset, when asked) by the first caller."""
         if self.index is None:
             location = self.location()
-            if self._reset_asked() and location != "memory" and destroy(location):
-                logger.info("simdedup: reset the index at %s", location)
+            if self._reset_asked():
+                self._reset(location)
             self.index = open_index(
                 location,
                 max_distance=self.config.content_max_distance,
@@ -70,6 +80,7 @@ class DedupState:
                 tokenizer=Tokenizer(cjk=self.config.cjk, weighting=self.config.weighting),  # type: ignore[arg-type]
                 sync=self.config.sync,
                 memory_limit=self.config.memory_limit,
+                prefix=self.redis_prefix(),
             )
             logger.info(
                 "simdedup: content index at %s (%s, %s), %d pages already stored",
@@ -83,6 +94,18 @@ class DedupState:
         if self._users == 0 and self.index is not None:
             self.index.close()
             self.index = None
+
+    def _reset(self, location: str) -> None:
+        """Remove the plugin's own data at ``location``, and nothing else."""
+        if self.config.store == "redis":
+            store = open_store("redis", url=location, prefix=self.redis_prefix())
+            try:
+                store.destroy()  # type: ignore[attr-defined]
+            finally:
+                store.close()
+            logger.info("simdedup: reset the index at %s", store.location)
+        elif location != "memory" and destroy(location):
+            logger.info("simdedup: reset the index at %s", location)
 
     def _reset_asked(self) -> bool:
         argument = getattr(self.crawler.spider, "simdedup_reset", None)

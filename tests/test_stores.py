@@ -10,12 +10,12 @@ import pytest
 from scrapy_simdedup.errors import StoreError, StoreFullError
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.base import Store
-from tests.stores import STORE_KINDS, opened_store
+from tests.stores import opened_store
 
 
-@pytest.fixture(params=STORE_KINDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    with opened_store(request.param, tmp_path) as opened:
+@pytest.fixture
+def store(kind: str, tmp_path: Path) -> Iterator[Store]:
+    with opened_store(kind, tmp_path) as opened:
         yield opened
 
 

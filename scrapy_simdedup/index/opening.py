@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.stores.base import Store
 
 DEFAULT_EXPECTED_SIZE = 10_000_000
+DEFAULT_REDIS_PREFIX = "simdedup"
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 _RESERVED_HEADS = (b"t", b"d", b"s", b"x", b"\x00", b"L")  # content keys, learned rules
 
 
@@ -58,13 +60,16 @@ def open_index(
     seed: int | None = None,
     sync: bool = False,
     memory_limit: int = DEFAULT_MAX_KEYS,
+    prefix: str = DEFAULT_REDIS_PREFIX,
 ) -> SimHashIndex:
     """Open (or create) a SimHash index.
 
     ``location`` is a folder (LevelDB; created if missing, refused if it holds anything
-    else) or ``"memory"`` (private to this call). ``max_distance`` is k, 0 to 8;
-    ``expected_size`` picks the table design (see ``choose_design``). ``seed`` is drawn at
-    random for a new store and read back later; pass it only to insist on a value.
+    else), ``"memory"`` (private to this call), or a ``redis://``, ``rediss://`` or
+    ``unix://`` URL (shared by every process using it, keys under ``prefix``).
+    ``max_distance`` is k, 0 to 8; ``expected_size`` picks the table design (see
+    ``choose_design``). ``seed`` is drawn at random for a new store and read back later;
+    pass it only to insist on a value.
     ``sync=True`` flushes every add to disk (survives power loss, not just a crash).
 
     Raises ``StoreMismatchError`` when the store was made with other parameters,
@@ -80,10 +85,14 @@ def open_index(
         store = open_store("memory", max_keys=memory_limit)
         core = PermutedIndex(store, design)
         return SimHashIndex(core, _establish(store, asked, seed), tokenizer, store.close)
-    if str(location).startswith(("redis://", "rediss://", "unix://")):
-        raise StoreError(
-            "redis:// locations need the Redis store, which this version does not include"
-        )
+    if str(location).startswith(REDIS_SCHEMES):
+        store = open_store("redis", url=str(location), prefix=prefix)
+        try:
+            params = _establish(store, asked, seed)
+        except BaseException:
+            store.close()
+            raise
+        return SimHashIndex(PermutedIndex(store, design), params, tokenizer, store.close)
     folder = _folder(location)
     with _shared_lock:
         shared = _shared.get(folder)
@@ -111,6 +120,11 @@ def _folder(location: str | os.PathLike[str]) -> str:
 
 
 def _establish(store: Store, asked: IndexParams, seed: int | None) -> IndexParams:
+    with store.locked():  # two workers creating one shared store agree on one seed
+        return _establish_locked(store, asked, seed)
+
+
+def _establish_locked(store: Store, asked: IndexParams, seed: int | None) -> IndexParams:
     raw = store.get(PARAMS_KEY)
     if raw is None:
         params = replace(asked, seed=seed if seed is not None else secrets.randbits(32))

@@ -19,6 +19,7 @@ distance, so candidates are checked on their permuted bits without being restore
 
 from __future__ import annotations
 
+import contextlib
 import struct
 import threading
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.index.tables import BITS, TableDesign
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from scrapy_simdedup.index.stores.base import Store
 
@@ -77,6 +78,7 @@ class PermutedIndex:
         self.design = design
         self.namespace = namespace
         self.lock = threading.RLock()
+        self._held = False
         self._count_key = namespace + COUNT_KEY
         self._doc = namespace + b"d"
         self._at = len(namespace)
@@ -122,7 +124,7 @@ class PermutedIndex:
         _check_fingerprint(fingerprint)
         doc_key = key.encode("utf-8", "surrogatepass")
         record = fingerprint.to_bytes(8, "big") + payload
-        with self.lock:
+        with self._exclusive():
             old = self.store.get(self._doc + doc_key)
             if old == record:
                 return
@@ -137,7 +139,7 @@ class PermutedIndex:
 
     def query_or_add(self, fingerprint: int, key: str, payload: bytes = b"") -> QueryOrAdd:
         """Look up, and add only if nothing (not even ``key`` itself) is near: one atomic step."""
-        with self.lock:
+        with self._exclusive():
             matches = self.near(fingerprint)
             if not matches:
                 self.add(fingerprint, key, payload)
@@ -153,7 +155,7 @@ class PermutedIndex:
     def discard(self, key: str) -> bool:
         """Remove ``key`` from every table; False when it was not stored."""
         doc_key = key.encode("utf-8", "surrogatepass")
-        with self.lock:
+        with self._exclusive():
             old = self.store.get(self._doc + doc_key)
             if old is None:
                 return False
@@ -173,7 +175,7 @@ class PermutedIndex:
     def record_sentences(self, hashes: Iterable[int], key: str) -> None:
         """Record ``key`` under each sentence hash not yet owned by another document."""
         value = key.encode("utf-8", "surrogatepass")
-        with self.lock:
+        with self._exclusive():
             fresh = {
                 self.namespace + b"s" + digest.to_bytes(8, "big"): value
                 for digest in hashes
@@ -186,7 +188,7 @@ class PermutedIndex:
         """For texts too short for SimHash: the key first stored under ``digest``, else add."""
         _check_fingerprint(digest)
         exact_key = self.namespace + b"x" + digest.to_bytes(8, "big")
-        with self.lock:
+        with self._exclusive():
             first = self.store.get(exact_key)
             if first is not None:
                 return _text(first)
@@ -213,6 +215,20 @@ class PermutedIndex:
         return Verification(
             documents, entries, missing_entries=len(expected), orphan_entries=orphans
         )
+
+    @contextlib.contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        """This thread alone, and (for a shared store) this process alone; re-entrant."""
+        with self.lock:
+            if self._held:
+                yield
+                return
+            with self.store.locked():
+                self._held = True
+                try:
+                    yield
+                finally:
+                    self._held = False
 
     def _table_keys(self, fingerprint: int, doc_key: bytes) -> list[bytes]:
         return [

@@ -1,7 +1,7 @@
 """The storage protocol the index needs: sorted bytes keys, bytes values, atomic batches.
 
 Modelled on plyvel's API so that LevelDB maps onto it directly; every other store (memory,
-Redis) provides the same five operations and passes the same contract tests.
+Redis) provides the same operations and passes the same contract tests.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
+    from contextlib import AbstractContextManager
 
 
 class Store(Protocol):
@@ -32,6 +33,10 @@ class Store(Protocol):
 
     def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
         """Apply all puts and deletes at once: after a crash, either all or none are there."""
+
+    def locked(self) -> AbstractContextManager[None]:
+        """Held while a look-up and the write it decides on run: a no-op for stores one
+        process owns (LevelDB, memory), a cross-process lock for a shared one (Redis)."""
 
     def close(self) -> None:
         """Release the storage; further calls are errors."""

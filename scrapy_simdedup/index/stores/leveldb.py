@@ -10,6 +10,7 @@ queries 1.6x faster). With LevelDB's defaults queries were about 5x slower.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from itertools import takewhile
@@ -118,6 +119,9 @@ class LevelDBStore:
         if self._cached_reader is not None:
             self._cached_reader.close()
             self._cached_reader = None
+
+    def locked(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()  # one process owns this store
 
     def close(self) -> None:
         self._drop_reader()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 from sortedcontainers import SortedDict
@@ -60,6 +61,9 @@ class MemoryStore:
         for key in deletes:
             del data[key]
         data.update(puts)
+
+    def locked(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()  # one process owns this store
 
     def close(self) -> None:
         self._data = None
