@@ -47,7 +47,7 @@ def test_values_are_read_with_their_types() -> None:
         ({"SIMDEDUP_CONTENT_MAX_DISTANCE": 2.5}, "must be a whole number, got 2.5"),
         (
             {"SIMDEDUP_STORE": "sqlite"},
-            "SIMDEDUP_STORE must be one of 'leveldb', 'memory'; got 'sqlite'",
+            "SIMDEDUP_STORE must be one of 'leveldb', 'memory', 'redis'; got 'sqlite'",
         ),
         ({"SIMDEDUP_DROP": "maybe"}, "SIMDEDUP_DROP must be True or False, got 'maybe'"),
         (

@@ -79,6 +79,7 @@ class PermutedIndex:
         self.namespace = namespace
         self.lock = threading.RLock()
         self._held = False
+        self.malformed = 0  # table entries too broken to read, skipped
         self._count_key = namespace + COUNT_KEY
         self._doc = namespace + b"d"
         self._at = len(namespace)
@@ -103,12 +104,16 @@ class PermutedIndex:
             stop = head + high.to_bytes(8, "big") if high < _TOP else _next_head(head)
             ranges.append((head + low.to_bytes(8, "big"), stop))
         at = self._at
-        found = {
-            key[at + 10 :]: distance
-            for key in self.store.keys(ranges)
-            if (distance := (_unpack_from(key, at + 2)[0] ^ permuted[key[at + 1]]).bit_count())
-            <= limit
-        }
+        keys = self.store.keys(ranges)
+        try:
+            found = {
+                key[at + 10 :]: distance
+                for key in keys
+                if (distance := (_unpack_from(key, at + 2)[0] ^ permuted[key[at + 1]]).bit_count())
+                <= limit
+            }
+        except (struct.error, IndexError):  # a shared store may hold entries nobody wrote
+            found = self._checked_slowly(keys, permuted)
         matches = []
         for doc_key, distance in found.items():
             record = self.store.get(self._doc + doc_key)
@@ -118,6 +123,18 @@ class PermutedIndex:
                 )
         matches.sort(key=lambda m: (m.distance, m.key))
         return matches
+
+    def _checked_slowly(self, keys: list[bytes], permuted: list[int]) -> dict[bytes, int]:
+        """The candidate check, skipping (and counting in ``malformed``) broken entries."""
+        at, found = self._at, {}
+        for key in keys:
+            if len(key) < at + 10 or key[at + 1] >= len(permuted):
+                self.malformed += 1
+                continue
+            distance = (_unpack_from(key, at + 2)[0] ^ permuted[key[at + 1]]).bit_count()
+            if distance <= self.design.max_distance:
+                found[key[at + 10 :]] = distance
+        return found
 
     def add(self, fingerprint: int, key: str, payload: bytes = b"") -> None:
         """Store ``key`` under ``fingerprint`` (replacing its earlier fingerprint, if any)."""
@@ -229,6 +246,7 @@ class PermutedIndex:
                     yield
                 finally:
                     self._held = False
+        self.malformed = 0  # table entries too broken to read, skipped
 
     def _table_keys(self, fingerprint: int, doc_key: bytes) -> list[bytes]:
         return [

@@ -1,0 +1,180 @@
+"""The Redis store against real redis-server processes on 127.0.0.1."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from scrapy_simdedup import StoreError, open_index
+from scrapy_simdedup.index.stores.redis import RedisStore
+from tests.crawls import DEMO, content_of, crawl_command, crawl_env, parse, run_crawl, serve_sites
+from tests.redisserver import RedisServer
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = 3000
+
+# Each worker feeds its own 1-bit-altered copy of the same pages, in the same order, from the
+# same moment on; it prints how many it kept.
+_WORKER = textwrap.dedent(
+    """
+    import random, sys, time
+    from scrapy_simdedup import open_index
+    url, worker, pages, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+    rng = random.Random(7)
+    fingerprints = [rng.getrandbits(64) for _ in range(pages)]
+    with open_index(url, prefix="race") as index:
+        while time.time() < start:
+            time.sleep(0.001)
+        kept = 0
+        for n, fp in enumerate(fingerprints):
+            kept += index.query_or_add(fp ^ (1 << worker), f"w{worker}/page/{n}").added
+    print(kept)
+    """
+)
+
+
+@pytest.mark.parametrize("workers", [2, 4])
+def test_racing_workers_keep_each_page_exactly_once(redis_url: str, workers: int) -> None:
+    start = time.time() + 3
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, redis_url, str(w), str(PAGES), str(start)],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        for w in range(workers)
+    ]
+    kept = [int(p.communicate(timeout=600)[0]) for p in processes]
+    assert all(p.returncode == 0 for p in processes)
+    assert sum(kept) == PAGES
+    with open_index(redis_url, prefix="race") as index:
+        assert len(index) == PAGES
+        assert index.verify().consistent
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_killed_redis_loses_no_acknowledged_add(own_server: RedisServer, tmp_path: Path) -> None:
+    acknowledged = tmp_path / "acknowledged.txt"
+    code = textwrap.dedent(
+        """
+        import random, sys
+        from scrapy_simdedup import open_index
+        rng = random.Random(3)
+        with open_index(sys.argv[1], prefix="crash") as index, open(sys.argv[2], "a") as out:
+            for n in range(1_000_000):
+                index.add(rng.getrandbits(64), f"page/{n}")
+                out.write(f"{n}\\n")
+                out.flush()
+        """
+    )
+    writer = subprocess.Popen(
+        [sys.executable, "-c", code, own_server.url, str(acknowledged)],
+        stderr=subprocess.DEVNULL, cwd=ROOT,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(_lines(acknowledged)) < 300:
+        time.sleep(0.05)
+    own_server.kill()
+    writer.wait(timeout=120)  # it fails once its retries find no server
+    assert writer.returncode != 0
+    done = _lines(acknowledged)
+    assert len(done) >= 300
+    own_server.start()  # same folder: replays the append-only file
+    with open_index(own_server.url, prefix="crash") as index:
+        for n in done:
+            assert index.document(f"page/{n}") is not None, n
+        assert index.verify().consistent
+        assert len(done) <= len(index) <= len(done) + 1  # at most the one in flight
+
+
+def _lines(path: Path) -> list[str]:
+    if not path.exists():
+        return []
+    return [line for line in path.read_text().splitlines() if line]
+
+
+def test_unreachable_redis_is_a_clear_error() -> None:
+    with pytest.raises(StoreError, match=r"cannot reach Redis at redis://u:\*\*\*@127\.0\.0\.1:1"):
+        RedisStore("redis://u:secret@127.0.0.1:1/0", "p", timeout=0.5)
+
+
+def test_a_flooded_bucket_is_cut_and_counted(redis_url: str) -> None:
+    with open_index(redis_url, prefix="flood") as index:
+        store = index.companion(b"u", 3).store
+        assert isinstance(store, RedisStore)
+        store.max_bucket = 100
+        rng = random.Random(1)
+        for n in range(300):  # one 16-bit prefix in every table: a crafted flood
+            index.add((0xABCD << 48) | rng.getrandbits(20), f"flood/{n}")
+        assert len(index.query(0xABCD << 48)) <= 4 * 100
+        assert store.overflow >= 1
+
+
+def test_malformed_entries_in_redis_are_skipped_and_counted(redis_url: str) -> None:
+    with open_index(redis_url, prefix="junk") as index:
+        index.add(0x1234_5678_9ABC_DEF0, "page")
+        client = redis.Redis.from_url(redis_url)
+        client.zadd("{junk}:keys", {b"t\x00\x12": 0, b"t\x01\x56\x78": 0})
+        assert [m.key for m in index.query(0x1234_5678_9ABC_DEF0)] == ["page"]
+
+
+def test_two_crawls_share_one_redis_index(redis_url: str, tmp_path: Path) -> None:
+    with serve_sites() as sites:
+        redis_settings = [
+            "-s", "SIMDEDUP_STORE=redis", "-s", f"SIMDEDUP_REDIS_URL={redis_url}",
+            "-s", "SIMDEDUP_REDIS_PREFIX=shared",
+        ]  # fmt: skip
+        # As with a shared scheduler, no URL is fetched by both; the copies are split
+        # between them (the mirror's pages in one crawl, the original's in the other).
+        halves = [
+            [sites["original"], sites["partial"]],
+            [sites["mirror"], sites["reprints"]],
+        ]
+        feeds = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+        crawls = [
+            subprocess.Popen(
+                crawl_command(starts, feed, *redis_settings, "-s", "SIMDEDUP_URL_MODE=off"),
+                cwd=DEMO,
+                env=crawl_env(),
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for starts, feed in zip(halves, feeds, strict=True)
+        ]
+        logs = [c.communicate(timeout=300)[1] for c in crawls]
+        results = [
+            parse(c.returncode, log, feed) for c, log, feed in zip(crawls, logs, feeds, strict=True)
+        ]
+        contents = content_of(sites)
+    for result in results:
+        assert result.returncode == 0, result.log[-3000:]
+    kept = [contents[str(item["url"])] for result in results for item in result.items]
+    assert sorted(kept) == sorted(set(contents.values()))  # each distinct page once, in total
+
+
+def test_refused_connection_stops_the_crawl_before_fetching(tmp_path: Path) -> None:
+    crawl = run_crawl(
+        ["http://127.0.0.1:9/"], tmp_path / "feed.jsonl",
+        "-s", "SIMDEDUP_STORE=redis", "-s", "SIMDEDUP_REDIS_URL=redis://127.0.0.1:1/0",
+    )  # fmt: skip
+    assert "cannot reach Redis at redis://127.0.0.1:1/0" in crawl.log
+    assert crawl.stats.get("downloader/request_count", 0) == 0
+    assert crawl.returncode != 0 or crawl.stats.get("finish_reason") != "finished"
