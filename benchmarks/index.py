@@ -7,6 +7,9 @@ random 64-bit fingerprints and answers the same queries: half are stored fingerp
 0-3 bits flipped, half random. Each prints a checksum of its answers; the table says whether
 all agree. Baselines: a brute-force numpy XOR + popcount scan, numpy sorted permuted tables
 (the in-RAM reference), and the ``simhash`` package's ``SimhashIndex``.
+
+``--only leveldb,redis,redis-4-clients`` measures the Redis store (a redis-server started
+on 127.0.0.1 without persistence) with one client process and with four sharing one index.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 K = 3
 IMPLEMENTATIONS = ("leveldb", "memory", "numpy-tables", "numpy-scan", "simhash-package")
+REDIS_IMPLEMENTATIONS = ("redis", "redis-4-clients")  # --only leveldb,redis,redis-4-clients
 
 
 def data(size: int, queries: int) -> tuple[np.ndarray, list[int]]:
@@ -52,6 +56,11 @@ def data(size: int, queries: int) -> tuple[np.ndarray, list[int]]:
 def run_one(name: str, size: int, queries: int, scan_queries: int) -> dict[str, object]:
     stored, asked = data(size, queries)
     folder = Path(tempfile.mkdtemp(prefix="simdedup-bench-"))
+    if name == "redis-4-clients":
+        try:
+            return _redis_clients(stored, asked, folder, clients=4, head=scan_queries)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
     try:
         build, query, close = _implementation(name, folder, size)
         start = time.perf_counter()
@@ -88,17 +97,27 @@ Impl = tuple[Callable[[np.ndarray], None], Callable[[int], list[int]], Callable[
 
 
 def _implementation(name: str, folder: Path, size: int) -> Impl:
-    if name in ("leveldb", "memory"):
+    if name in ("leveldb", "memory", "redis"):
         from scrapy_simdedup.index.opening import open_index
 
         location = str(folder / "index") if name == "leveldb" else "memory"
+        server = None
+        if name == "redis":
+            server = _redis_server(folder)
+            location = server[1]
         index = open_index(location, max_distance=K, memory_limit=10 * size + 10)
 
         def build(stored: np.ndarray) -> None:
             for i, fp in _fingerprints(stored):
                 index.add(fp, str(i))
 
-        return build, lambda fp: [int(m.key) for m in index.query(fp)], index.close
+        def close() -> None:
+            index.close()
+            if server:
+                server[0].terminate()
+                server[0].wait()
+
+        return build, lambda fp: [int(m.key) for m in index.query(fp)], close
     if name == "numpy-scan":
         held: list[np.ndarray] = []
 
@@ -121,6 +140,86 @@ def _implementation(name: str, folder: Path, size: int) -> Impl:
         return [int(key) for key in package_index.get_near_dups(Simhash(fp))]
 
     return build_package, query_package, lambda: None
+
+
+def _redis_server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A redis-server on a free loopback port, no persistence (RSS is the server's own)."""
+    import socket
+
+    import redis
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder),
+         "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"redis://127.0.0.1:{port}/0"
+    for _ in range(200):
+        try:
+            redis.Redis.from_url(url).ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    return process, url
+
+
+def _redis_clients(
+    stored: np.ndarray, asked: list[int], folder: Path, clients: int, head: int
+) -> dict[str, object]:
+    """Adds and queries split over ``clients`` processes sharing one Redis index."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    server, url = _redis_server(folder)
+    try:
+        with ProcessPoolExecutor(clients) as pool:
+            list(pool.map(_warm, range(clients)))  # process start-up is not the store's cost
+            parts = [(url, stored[c::clients], c, clients) for c in range(clients)]
+            start = time.perf_counter()
+            list(pool.map(_redis_add_part, parts))
+            add_seconds = time.perf_counter() - start
+            slices = [(url, asked[c::clients]) for c in range(clients)]
+            start = time.perf_counter()
+            answers = list(pool.map(_redis_query_part, slices))
+            query_seconds = time.perf_counter() - start
+    finally:
+        server.terminate()
+        server.wait()
+    digest, head_checksum = hashlib.sha256(), ""
+    ordered = [answers[n % clients][n // clients] for n in range(len(asked))]
+    for n, answer in enumerate(ordered, 1):
+        digest.update(json.dumps(sorted(answer)).encode())
+        if n == head:
+            head_checksum = digest.hexdigest()[:12]
+    return {
+        "adds_per_s": len(stored) / add_seconds, "queries_per_s": len(asked) / query_seconds,
+        "p50_ms": float("nan"), "p99_ms": float("nan"), "disk_mb": 0.0,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "checksum": digest.hexdigest()[:12], "head_checksum": head_checksum,
+    }  # fmt: skip
+
+
+def _warm(_: int) -> None:
+    import scrapy_simdedup.index.opening  # noqa: F401
+
+
+def _redis_add_part(part: tuple[str, np.ndarray, int, int]) -> None:
+    from scrapy_simdedup.index.opening import open_index
+
+    url, fingerprints, offset, step = part
+    with open_index(url, max_distance=K) as index:
+        for n, fp in enumerate(fingerprints.tolist()):
+            index.add(fp, str(offset + n * step))
+
+
+def _redis_query_part(part: tuple[str, list[int]]) -> list[list[int]]:
+    from scrapy_simdedup.index.opening import open_index
+
+    url, fingerprints = part
+    with open_index(url, max_distance=K) as index:
+        return [[int(m.key) for m in index.query(fp)] for fp in fingerprints]
 
 
 def _fingerprints(stored: np.ndarray) -> Iterator[tuple[int, int]]:

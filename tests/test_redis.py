@@ -178,3 +178,25 @@ def test_refused_connection_stops_the_crawl_before_fetching(tmp_path: Path) -> N
     assert "cannot reach Redis at redis://127.0.0.1:1/0" in crawl.log
     assert crawl.stats.get("downloader/request_count", 0) == 0
     assert crawl.returncode != 0 or crawl.stats.get("finish_reason") != "finished"
+
+
+def test_redis_lost_mid_crawl_closes_the_spider(own_server: RedisServer, tmp_path: Path) -> None:
+    feed = tmp_path / "feed.jsonl"
+    with serve_sites() as sites:
+        crawl = subprocess.Popen(
+            crawl_command(
+                list(sites.values()), feed,
+                "-s", "SIMDEDUP_STORE=redis", "-s", f"SIMDEDUP_REDIS_URL={own_server.url}",
+                "-s", "DOWNLOAD_DELAY=0.05", "-s", "CONCURRENT_REQUESTS=2",
+            ),
+            cwd=DEMO, env=crawl_env(), stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(_lines(feed)) < 10:
+            time.sleep(0.1)
+        own_server.kill()
+        log = crawl.communicate(timeout=240)[1]  # bounded retries: no hang
+    result = parse(crawl.returncode, log, feed)
+    assert result.stats.get("finish_reason") == "simdedup_store_error", log[-3000:]
+    assert log.count("simdedup: the index failed") == 1
+    assert "Traceback" not in log
