@@ -64,8 +64,9 @@ class LevelDBStore:
             raise StoreError(f"{self.location} cannot be opened: {exc}") from None
         except (plyvel.CorruptionError, plyvel.Error) as exc:
             raise StoreDamagedError(
-                f"{self.location} is a damaged store ({exc}). Nothing was changed. Run "
-                "`scrapy simdedup repair` on it, or move it aside and start a new one."
+                f"{self.location} is a damaged store ({exc}). Nothing was changed. Move it "
+                "aside (keep it: plyvel.repair_db can salvage a copy) and start a new one, "
+                "or restore it from a backup."
             ) from None
 
     def _open(self) -> plyvel.DB:
