@@ -12,7 +12,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
-from scrapy_simdedup.signals import content_verdict
+from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.state import DedupState
 from scrapy_simdedup.url.features import url_simhash
 from scrapy_simdedup.url.learner import Decision, Rule, UrlLearner
@@ -76,6 +76,7 @@ class UrlSimHashMiddleware:
         crawler.signals.connect(middleware.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(middleware.request_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(middleware.content_verdict, signal=content_verdict)
+        crawler.signals.connect(middleware.content_released, signal=content_released)
         return middleware
 
     @property
@@ -141,6 +142,17 @@ class UrlSimHashMiddleware:
                 self._store_failed(exc)
             self._stats.inc_value(keys.URL_FETCHED)
         return response
+
+    def content_released(self, key: str) -> None:
+        """A later pipeline dropped ``key``'s item: it no longer covers its copies."""
+        if self.urls is None or self._failed:
+            return
+        try:
+            self.urls.discard(url_parts(key).url)
+        except UrlNotCheckedError:
+            return
+        except StoreError as exc:
+            self._store_failed(exc)
 
     def content_verdict(self, key: str, original: str | None) -> None:
         """Learns from the content pipeline: ``key`` duplicated ``original`` (or was new)."""

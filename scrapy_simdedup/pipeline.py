@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
+from scrapy import signals
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.defer import deferred_from_coro
 
@@ -19,7 +20,7 @@ from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.index.permuted import Match
 from scrapy_simdedup.itemtext import item_text
-from scrapy_simdedup.signals import content_verdict
+from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.state import DedupState
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ logger = logging.getLogger(__name__)
 
 CLUSTER_FIELD = "simdedup_cluster"
 DISTANCE_FIELD = "simdedup_distance"
+MAX_RELEASABLE = 1_000_000
+"""Keys remembered for release when a later pipeline drops their item (see item_dropped)."""
 TEXT_KEY = "text:"  # the key of an item without a key field: its text's exact hash
 
 
@@ -69,13 +72,18 @@ class ContentSeenPipeline:
         self.index: SimHashIndex | None = None
         self._failed = False
         self._annotation_warned = False
+        # Keys stored by this crawl (bounded by MAX_RELEASABLE) -> their exact text hash
+        # when they were stored by it (texts too short for SimHash), else None.
+        self._added: dict[str, int | None] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         config = SimDedupConfig.from_settings(crawler.settings)
         if not config.enabled:
             raise NotConfigured("SIMDEDUP_ENABLED is False")
-        return cls(crawler, config, DedupState.for_crawler(crawler))
+        pipeline = cls(crawler, config, DedupState.for_crawler(crawler))
+        crawler.signals.connect(pipeline.item_dropped, signal=signals.item_dropped)
+        return pipeline
 
     @property
     def _stats(self) -> Any:
@@ -124,6 +132,30 @@ class ContentSeenPipeline:
         self._annotate(adapter, original, distance)
         return item
 
+    def item_dropped(self, item: Any, exception: BaseException) -> None:
+        """A later pipeline dropped an item this one stored: forget its fingerprint, so it
+        never blocks a copy of a page that was not really scraped."""
+        if isinstance(exception, NearDuplicateItem) or self.index is None or self._failed:
+            return
+        key = ItemAdapter(item).get(self.config.key_field)
+        if not isinstance(key, str) or key not in self._added:
+            return
+        exact = self._added.pop(key)
+        try:
+            if exact is None:
+                released = self.index.discard(key)
+            else:
+                released = self.index.discard_exact(exact, key)
+            if released:
+                self._stats.inc_value(keys.CONTENT_RELEASED)
+                self.crawler.signals.send_catch_log(content_released, key=key)
+        except StoreError as exc:
+            self._store_failed(exc)
+
+    def _remember(self, key: str, exact: int | None) -> None:
+        if len(self._added) < MAX_RELEASABLE:
+            self._added[key] = exact
+
     def _key(self, adapter: ItemAdapter, fingerprint: TextFingerprint) -> str:
         value = adapter.get(self.config.key_field)
         return value if isinstance(value, str) and value else f"{TEXT_KEY}{fingerprint.exact:016x}"
@@ -134,6 +166,8 @@ class ContentSeenPipeline:
         if fingerprint.simhash is None:
             self._stats.inc_value(keys.CONTENT_EXACT_FALLBACK)
             first = self.index.exact_or_add(fingerprint.exact, key)
+            if first is None:
+                self._remember(key, fingerprint.exact)
             return self._counted(first, key), 0
         sketch = fingerprint.sketch.to_bytes() if fingerprint.sketch else b""
         result = self.index.query_or_add(fingerprint.simhash, key, sketch)
@@ -156,6 +190,7 @@ class ContentSeenPipeline:
             self._stats.inc_value(keys.CONTENT_UNCONFIRMED)
         if not result.added:
             self.index.add(fingerprint.simhash, key, sketch)
+        self._remember(key, None)
         self.index.record_sentences(sentences, key)
         return self._counted(None, key), 0
 

@@ -19,6 +19,7 @@ CONTENT_UNCONFIRMED = "simdedup/content/unconfirmed"
 CONTENT_EXACT_FALLBACK = "simdedup/content/exact_fallback"
 CONTENT_TRUNCATED = "simdedup/content/truncated"
 CONTENT_STORE_ERRORS = "simdedup/content/store_errors"
+CONTENT_RELEASED = "simdedup/content/released"  # stored, then dropped by a later pipeline
 INDEX_SIZE = "simdedup/index/size"
 URL_CHECKED = "simdedup/url/checked"
 URL_FETCHED = "simdedup/url/fetched"

@@ -224,6 +224,10 @@ class SimHashIndex:
         """Exact look-up for texts too short to fingerprint: the first key, or None if new."""
         return self._open().exact_or_add(operator.index(digest), key)
 
+    def discard_exact(self, digest: int, key: str) -> bool:
+        """Undo ``exact_or_add`` (its item was dropped later); False if not ``key``'s."""
+        return self._open().discard_exact(operator.index(digest), key)
+
     def verify(self) -> Verification:
         """Check that every document is in every table and no entry is orphaned."""
         return self._open().verify()

@@ -212,6 +212,15 @@ class PermutedIndex:
             self.store.write({exact_key: key.encode("utf-8", "surrogatepass")})
             return None
 
+    def discard_exact(self, digest: int, key: str) -> bool:
+        """Undo ``exact_or_add(digest, key)``; False when ``digest`` belongs to another key."""
+        exact_key = self.namespace + b"x" + digest.to_bytes(8, "big")
+        with self._exclusive():
+            if self.store.get(exact_key) != key.encode("utf-8", "surrogatepass"):
+                return False
+            self.store.write({}, [exact_key])
+            return True
+
     def verify(self) -> Verification:
         """Check every document against every table: the all-or-none promise, counted."""
         expected: set[bytes] = set()
