@@ -58,6 +58,7 @@ class UrlSimHashMiddleware:
         self.urls: PermutedIndex | None = None
         self.learner: UrlLearner | None = None
         self.queued: set[str] = set()  # allowed, not yet fetched
+        self._queued_spellings: set[str] = set()  # the same, as the requests spelt them
         self.skipped: set[str] = set()  # counted once each, however often linked
         self._covered = _Either(self.queued, self.skipped)
         self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
@@ -135,6 +136,7 @@ class UrlSimHashMiddleware:
             except UrlNotCheckedError:
                 return response
             self.queued.discard(parts.url)
+            self._queued_spellings.discard(request.url)
             try:
                 if self.urls.document(parts.url) is None:
                     self.urls.add(url_simhash(parts, self._seed), parts.url)
@@ -170,6 +172,8 @@ class UrlSimHashMiddleware:
         self._count_rules()
 
     def _check(self, request: Request, *, first: bool) -> None:
+        if first and request.url in self._queued_spellings:
+            return  # the commonest case, a link seen again: no parsing needed
         if first:
             request.meta[CHECKED] = True
         exempt = self._exemption(request)
@@ -202,6 +206,7 @@ class UrlSimHashMiddleware:
         if not decision.skip:
             if first and len(self.queued) < MAX_QUEUED:
                 self.queued.add(parts.url)
+                self._queued_spellings.add(request.url)
             return
         self.queued.discard(parts.url)
         if repeat:
