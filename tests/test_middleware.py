@@ -7,27 +7,21 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from scrapy import Request, Spider
+from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse
 from scrapy.utils.misc import build_from_crawler
-from scrapy.utils.test import get_crawler
 
 from scrapy_simdedup import UrlSimHashMiddleware, hamming_distance, url_parts, url_simhash
+from tests.components import memory_crawler
 
 ORIGINAL = "http://a.example"
 MIRROR = "http://m.example"
 
 
-class SiteSpider(Spider):
-    name = "site"
-
-
 @contextmanager
 def opened_middleware(settings: dict[str, Any] | None = None) -> Iterator[UrlSimHashMiddleware]:
-    crawler = get_crawler(SiteSpider, {"SIMDEDUP_STORE": "memory", **(settings or {})})
-    crawler.spider = SiteSpider.from_crawler(crawler)
-    middleware = build_from_crawler(UrlSimHashMiddleware, crawler)
+    middleware = build_from_crawler(UrlSimHashMiddleware, memory_crawler(settings))
     middleware.spider_opened()
     try:
         yield middleware

@@ -165,8 +165,9 @@ class UrlLearner:
         their own counterpart was fetched or queued when they were. ``tally=False`` asks
         again about a request already counted (it is never sampled).
         """
-        for rule in self._in_force(parts.host):
-            if not self._applies(rule, parts, covered):
+        in_force = self._in_force(parts.host)
+        for rule in in_force:
+            if not self._applies(rule, parts, covered, in_force):
                 continue
             if not tally:
                 return Decision(skip=True, rule=rule)
@@ -205,13 +206,16 @@ class UrlLearner:
             return True
         return self._rank[reverse.identity] < self._rank[rule.identity]
 
-    def _applies(self, rule: Rule, parts: UrlParts, covered: Container[str]) -> bool:
+    def _applies(
+        self, rule: Rule, parts: UrlParts, covered: Container[str], in_force: list[Rule]
+    ) -> bool:
         if rule.kind == "trap":
             return _path(path_template(parts)) == _path(rule.template)
-        counterpart = self._counterpart(rule, parts)
+        counterpart = self._counterpart(rule, parts, in_force)
         return counterpart is not None and (counterpart in covered or self.fetched(counterpart))
 
-    def _counterpart(self, rule: Rule, parts: UrlParts) -> str | None:
+    @staticmethod
+    def _counterpart(rule: Rule, parts: UrlParts, in_force: list[Rule]) -> str | None:
         if rule.kind == "mirror":
             return parts.with_host(rule.other)
         present = {name for name, _ in parts.params}
@@ -219,12 +223,7 @@ class UrlLearner:
             return None
         # Without this rule's parameter and every other one learned to change nothing
         # here: ``?sid=..&sort=..`` leads to the bare page once both are learned.
-        learned = {
-            name
-            for other in self._in_force(parts.host)
-            if other.kind == "pattern"
-            for name in other.names
-        }
+        learned = {name for other in in_force if other.kind == "pattern" for name in other.names}
         return parts.without_params(frozenset(rule.names) | (learned & present))
 
     def observe(self, parts: UrlParts, original: UrlParts | None) -> None:
@@ -238,11 +237,12 @@ class UrlLearner:
 
     def _observe_new(self, parts: UrlParts) -> None:
         template = path_template(parts)
+        in_force = self._in_force(parts.host)
         for rule in self._by_host.get(parts.host, ()):
             if rule.kind == "trap":
                 relevant = rule.template == template
             else:
-                counterpart = self._counterpart(rule, parts)
+                counterpart = self._counterpart(rule, parts, in_force)
                 relevant = counterpart is not None and self.fetched(counterpart)
             if relevant:
                 rule.record(duplicate=False)
