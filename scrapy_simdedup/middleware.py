@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from scrapy.http import Request, Response
     from typing_extensions import Self
 
+    from scrapy_simdedup.index.opening import SimHashIndex
     from scrapy_simdedup.index.permuted import PermutedIndex
 
 logger = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ class UrlSimHashMiddleware:
         self._covered = _Either(self.queued, self.skipped)
         self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
         self._seed = 0
-        self._failed = False
+        self._index: SimHashIndex | None = None  # opened by from_crawler, until spider_opened
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -73,6 +74,7 @@ class UrlSimHashMiddleware:
         if config.url_mode == "off":
             raise NotConfigured("SIMDEDUP_URL_MODE is 'off'")
         middleware = cls(crawler, config, DedupState.for_crawler(crawler))
+        middleware._index = middleware.state.open()  # fails before anything is scheduled
         crawler.signals.connect(middleware.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(middleware.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(middleware.request_scheduled, signal=signals.request_scheduled)
@@ -85,7 +87,8 @@ class UrlSimHashMiddleware:
         return self.crawler.stats
 
     def spider_opened(self) -> None:
-        index = self.state.open()
+        index = self._index or self.state.open()
+        self._index = None
         self._seed = index.seed
         self.urls = index.companion(
             URL_NAMESPACE, self.config.url_max_distance, self.config.expected_pages
@@ -266,9 +269,11 @@ class UrlSimHashMiddleware:
 
     def _store_failed(self, exc: StoreError) -> None:
         self._stats.inc_value(keys.url_unchecked("store_error"))
-        if not self._failed:
-            self._failed = True
-            logger.error("simdedup: the URL index failed (%s); requests pass unchecked", exc)
+        self.state.store_failed(exc)
+
+    @property
+    def _failed(self) -> bool:
+        return self.state.failed
 
 
 class _Either:

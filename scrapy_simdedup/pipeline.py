@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem, NotConfigured
-from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
@@ -70,7 +69,6 @@ class ContentSeenPipeline:
         self.config = config
         self.state = state
         self.index: SimHashIndex | None = None
-        self._failed = False
         self._annotation_warned = False
         # Keys stored by this crawl (bounded by MAX_RELEASABLE) -> their exact text hash
         # when they were stored by it (texts too short for SimHash), else None.
@@ -82,6 +80,9 @@ class ContentSeenPipeline:
         if not config.enabled:
             raise NotConfigured("SIMDEDUP_ENABLED is False")
         pipeline = cls(crawler, config, DedupState.for_crawler(crawler))
+        # Opened now, not at open_spider: a store that cannot be used (a folder another
+        # crawl holds, a damaged store) stops the crawl before anything is scheduled.
+        pipeline.index = pipeline.state.open()
         crawler.signals.connect(pipeline.item_dropped, signal=signals.item_dropped)
         return pipeline
 
@@ -90,7 +91,8 @@ class ContentSeenPipeline:
         return self.crawler.stats
 
     def open_spider(self) -> None:
-        self.index = self.state.open()
+        if self.index is None:
+            self.index = self.state.open()
         self._stats.set_value(keys.INDEX_SIZE, len(self.index))
 
     def close_spider(self) -> None:
@@ -225,19 +227,11 @@ class ContentSeenPipeline:
 
     def _store_failed(self, exc: StoreError) -> None:
         self._stats.inc_value(keys.CONTENT_STORE_ERRORS)
-        if self._failed:
-            return
-        self._failed = True
-        logger.error(
-            "simdedup: the index failed (%s); closing the spider. Items from now on pass "
-            "unchecked.",
-            exc,
-        )
-        try:
-            engine = self.crawler.engine
-        except RuntimeError:  # not crawling (a script or a test driving the pipeline)
-            return
-        deferred_from_coro(engine.close_spider_async(reason=keys.STORE_ERROR_REASON))
+        self.state.store_failed(exc)
+
+    @property
+    def _failed(self) -> bool:
+        return self.state.failed
 
 
 def _sentence_hashes(text: str, seed: int) -> frozenset[int]:

@@ -12,13 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 from weakref import WeakKeyDictionary
 
+from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.project import data_path
 
 from scrapy_simdedup.config import SimDedupConfig
+from scrapy_simdedup.errors import StoreError, StoreLockedError
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index.opening import SimHashIndex, open_index
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.leveldb import destroy
+from scrapy_simdedup.stats import STORE_ERROR_REASON
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -31,11 +34,15 @@ class DedupState:
     """Opens, shares and closes the crawl's index; knows where it lives."""
 
     _by_crawler: ClassVar[WeakKeyDictionary[Crawler, DedupState]] = WeakKeyDictionary()
+    # LevelDB folders held by a crawler of this process. LevelDB's own lock only stops other
+    # processes; a second crawler here would silently share the handle.
+    _folders_in_use: ClassVar[dict[str, DedupState]] = {}
 
     def __init__(self, crawler: Crawler, config: SimDedupConfig) -> None:
         self.crawler = crawler
         self.config = config
         self.index: SimHashIndex | None = None
+        self.failed = False
         self._users = 0
 
     @classmethod
@@ -68,12 +75,28 @@ class DedupState:
         return getattr(self.crawler.spider, "name", None) or "default"
 
     def open(self) -> SimHashIndex:
-        """The shared index, opened (and reset, when asked) by the first caller."""
+        """The shared index, opened (and reset, when asked) by the first caller.
+
+        A failure is logged once, as one ERROR naming the store, and raised: the crawl
+        stops before it fetches anything.
+        """
         if self.index is None:
-            location = self.location()
+            try:
+                self.index = self._open()
+            except StoreError as exc:
+                logger.error("simdedup: cannot open the index: %s", exc)
+                raise
+        self._users += 1
+        return self.index
+
+    def _open(self) -> SimHashIndex:
+        location = self.location()
+        if self.config.store == "leveldb":
+            self._claim_folder(str(Path(location).resolve()))
+        try:
             if self._reset_asked():
                 self._reset(location)
-            self.index = open_index(
+            index = open_index(
                 location,
                 max_distance=self.config.content_max_distance,
                 expected_size=self.config.expected_pages,
@@ -82,18 +105,51 @@ class DedupState:
                 memory_limit=self.config.memory_limit,
                 prefix=self.redis_prefix(),
             )
-            logger.info(
-                "simdedup: content index at %s (%s, %s), %d pages already stored",
-                location, self.config.store, self.index.design.describe(), len(self.index),
-            )  # fmt: skip
-        self._users += 1
-        return self.index
+        except BaseException:
+            self._unclaim_folder()
+            raise
+        logger.info(
+            "simdedup: content index at %s (%s, %s), %d pages already stored",
+            location, self.config.store, index.design.describe(), len(index),
+        )  # fmt: skip
+        return index
+
+    def _claim_folder(self, folder: str) -> None:
+        holder = self._folders_in_use.setdefault(folder, self)
+        if holder is not self:
+            raise StoreLockedError(
+                f"{folder} is in use by another crawler in this process. Give each crawler "
+                "its own SIMDEDUP_DIR, or share one index through the Redis store."
+            )
+
+    def _unclaim_folder(self) -> None:
+        for folder, holder in list(self._folders_in_use.items()):
+            if holder is self:
+                del self._folders_in_use[folder]
+
+    def store_failed(self, exc: StoreError) -> None:
+        """The store failed mid-crawl: one ERROR, and the spider closes with reason
+        ``simdedup_store_error``; both components then let everything pass unchecked."""
+        if self.failed:
+            return
+        self.failed = True
+        logger.error(
+            "simdedup: the index failed (%s); closing the spider. Items and requests from "
+            "now on pass unchecked.",
+            exc,
+        )
+        try:
+            engine = self.crawler.engine
+        except RuntimeError:  # not crawling (a script or a test driving a component)
+            return
+        deferred_from_coro(engine.close_spider_async(reason=STORE_ERROR_REASON))
 
     def release(self) -> None:
         self._users -= 1
         if self._users == 0 and self.index is not None:
             self.index.close()
             self.index = None
+            self._unclaim_folder()
 
     def _reset(self, location: str) -> None:
         """Remove the plugin's own data at ``location``, and nothing else."""

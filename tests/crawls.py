@@ -20,6 +20,7 @@ from demosite import build_sites, serve_sites  # noqa: E402
 
 __all__ = [
     "DEMO",
+    "ROOT",
     "Crawl",
     "build_sites",
     "content_of",

@@ -255,7 +255,6 @@ class PermutedIndex:
                     yield
                 finally:
                     self._held = False
-        self.malformed = 0  # table entries too broken to read, skipped
 
     def _table_keys(self, fingerprint: int, doc_key: bytes) -> list[bytes]:
         return [
