@@ -12,6 +12,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
+from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
 from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.state import DedupState
 from scrapy_simdedup.url.features import url_simhash
@@ -32,7 +33,7 @@ OPT_OUT = "simdedup_dont_skip"
 """``Request.meta`` key: a request carrying it (true) is never skipped."""
 CHECKED = "simdedup_checked"
 SAMPLE = "simdedup_sample"
-URL_NAMESPACE = b"u"
+
 MAX_QUEUED = 5_000_000
 """Queued (and skipped) URLs remembered; beyond this, fewer skips, never more."""
 
@@ -91,7 +92,7 @@ class UrlSimHashMiddleware:
         self._index = None
         self._seed = index.seed
         self.urls = index.companion(
-            URL_NAMESPACE, self.config.url_max_distance, self.config.expected_pages
+            URL_INDEX_NAMESPACE, self.config.url_max_distance, self.config.expected_pages
         )
         self.learner = UrlLearner(
             self.urls.store,

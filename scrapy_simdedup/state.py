@@ -18,9 +18,8 @@ from scrapy.utils.project import data_path
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError, StoreLockedError
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
+from scrapy_simdedup.index.maintenance import reset_index
 from scrapy_simdedup.index.opening import SimHashIndex, open_index
-from scrapy_simdedup.index.stores import open_store
-from scrapy_simdedup.index.stores.leveldb import destroy
 from scrapy_simdedup.stats import STORE_ERROR_REASON
 
 if TYPE_CHECKING:
@@ -54,22 +53,11 @@ class DedupState:
         return state
 
     def location(self) -> str:
-        """Where the index lives: ``memory``, the Redis URL, SIMDEDUP_DIR/<spider>,
-        JOBDIR/simdedup, or .scrapy/simdedup/<spider>."""
-        if self.config.store == "memory":
-            return "memory"
-        if self.config.store == "redis":
-            return self.config.redis_url
-        spider_name = self._spider_name()
-        if self.config.dir:
-            return str(Path(self.config.dir).expanduser() / spider_name)
-        jobdir = self.crawler.settings.get("JOBDIR")
-        if jobdir:
-            return str(Path(jobdir) / "simdedup")
-        return data_path(f"simdedup/{spider_name}")
+        """Where the index lives (see ``index_location``)."""
+        return index_location(self.config, self._spider_name(), self.crawler.settings.get("JOBDIR"))
 
     def redis_prefix(self) -> str:
-        return self.config.redis_prefix or f"simdedup:{self._spider_name()}"
+        return redis_prefix(self.config, self._spider_name())
 
     def _spider_name(self) -> str:
         return getattr(self.crawler.spider, "name", None) or "default"
@@ -153,16 +141,28 @@ class DedupState:
 
     def _reset(self, location: str) -> None:
         """Remove the plugin's own data at ``location``, and nothing else."""
-        if self.config.store == "redis":
-            store = open_store("redis", url=location, prefix=self.redis_prefix())
-            try:
-                store.destroy()  # type: ignore[attr-defined]
-            finally:
-                store.close()
-            logger.info("simdedup: reset the index at %s", store.location)
-        elif location != "memory" and destroy(location):
+        if location != "memory" and reset_index(location, prefix=self.redis_prefix()):
             logger.info("simdedup: reset the index at %s", location)
 
     def _reset_asked(self) -> bool:
         argument = getattr(self.crawler.spider, "simdedup_reset", None)
         return self.config.reset or str(argument).strip().lower() in _TRUE
+
+
+def index_location(config: SimDedupConfig, spider_name: str, jobdir: str | None = None) -> str:
+    """Where a spider's index lives: ``memory``, the Redis URL, SIMDEDUP_DIR/<spider>,
+    JOBDIR/simdedup, or .scrapy/simdedup/<spider> in the project."""
+    if config.store == "memory":
+        return "memory"
+    if config.store == "redis":
+        return config.redis_url
+    if config.dir:
+        return str(Path(config.dir).expanduser() / spider_name)
+    if jobdir:
+        return str(Path(jobdir) / "simdedup")
+    return data_path(f"simdedup/{spider_name}")
+
+
+def redis_prefix(config: SimDedupConfig, spider_name: str) -> str:
+    """The Redis key prefix of a spider's index: SIMDEDUP_REDIS_PREFIX or simdedup:<spider>."""
+    return config.redis_prefix or f"simdedup:{spider_name}"

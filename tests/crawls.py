@@ -26,6 +26,7 @@ __all__ = [
     "content_of",
     "crawl_command",
     "run_crawl",
+    "scrapy_command",
     "serve_sites",
 ]
 
@@ -44,12 +45,24 @@ class Crawl:
         return {k: v for k, v in self.stats.items() if k.startswith("simdedup/")}
 
 
+# `python -W error::scrapy.exceptions.ScrapyDeprecationWarning` is ignored (the module is
+# not importable that early), so the filter is set here, before Scrapy runs the command.
+SCRAPY = (
+    "import sys, warnings; from scrapy.exceptions import ScrapyDeprecationWarning; "
+    "warnings.simplefilter('error', ScrapyDeprecationWarning); "
+    "from scrapy.cmdline import execute; execute(['scrapy', *sys.argv[1:]])"
+)
+
+
+def scrapy_command(*args: str) -> list[str]:
+    """A `scrapy ...` command line in which a ScrapyDeprecationWarning is an error."""
+    return [sys.executable, "-c", SCRAPY, *args]
+
+
 def crawl_command(start_urls: list[str], feed: Path, *args: str) -> list[str]:
-    return [
-        sys.executable, "-W", "error::scrapy.exceptions.ScrapyDeprecationWarning",
-        "-m", "scrapy", "crawl", "pages", "-a", "start_urls=" + ",".join(start_urls),
-        "-o", f"{feed}:jsonl", *args,
-    ]  # fmt: skip
+    return scrapy_command(
+        "crawl", "pages", "-a", "start_urls=" + ",".join(start_urls), "-o", f"{feed}:jsonl", *args
+    )
 
 
 def run_crawl(start_urls: list[str], feed: Path, *args: str) -> Crawl:

@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 import os
 import sys
+import warnings
 
 from scrapy.crawler import CrawlerProcess
+from scrapy.exceptions import ScrapyDeprecationWarning
 from scrapy.utils.project import get_project_settings
 
 
 def main() -> int:
+    warnings.simplefilter("error", ScrapyDeprecationWarning)
     start_url, folder, *feeds = sys.argv[1:]
     os.chdir(os.path.join(os.path.dirname(__file__), "..", "demo_project"))
     settings = get_project_settings()

@@ -68,6 +68,21 @@ class Tokenizer:
             return f"shingles-{self.shingles}-{self.shingle_size}/{self.weighting}"
         return f"words-{self.cjk}/{self.weighting}"
 
+    @classmethod
+    def from_name(cls, name: str) -> Tokenizer:
+        """The tokenizer whose ``name`` is ``name`` (as an index stores it)."""
+        kind, _, weighting = name.partition("/")
+        head, _, rest = kind.partition("-")
+        try:
+            if head == "words":
+                return cls(cjk=rest, weighting=weighting)  # type: ignore[arg-type]
+            if head == "shingles":
+                mode, _, size = rest.rpartition("-")
+                return cls(shingles=mode, shingle_size=int(size), weighting=weighting)  # type: ignore[arg-type]
+        except ValueError:
+            pass
+        raise ValueError(f"{name!r} does not name a tokenizer this version knows")
+
     def tokens(self, text: str) -> list[str]:
         """The weighted tokens of ``text`` in order, repeats included."""
         if self.shingles != "off":

@@ -19,9 +19,18 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreMismatchError
 from scrapy_simdedup.fingerprint.simhash import DEFAULT_TOKENIZER
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
+from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index.params import PARAMS_KEY, IndexParams
-from scrapy_simdedup.index.permuted import Match, PermutedIndex, QueryOrAdd, Verification
+from scrapy_simdedup.index.permuted import (
+    Match,
+    PermutedIndex,
+    QueryOrAdd,
+    Repaired,
+    Verification,
+)
 from scrapy_simdedup.index.stores import open_store
+from scrapy_simdedup.index.stores.leveldb import in_use as leveldb_in_use
+from scrapy_simdedup.index.stores.leveldb import is_store
 from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
 from scrapy_simdedup.index.tables import TableDesign, choose_design
 
@@ -31,7 +40,6 @@ if TYPE_CHECKING:
 
     from typing_extensions import Self
 
-    from scrapy_simdedup.fingerprint.tokens import Tokenizer
     from scrapy_simdedup.index.stores.base import Store
 
 DEFAULT_EXPECTED_SIZE = 10_000_000
@@ -61,6 +69,7 @@ def open_index(
     sync: bool = False,
     memory_limit: int = DEFAULT_MAX_KEYS,
     prefix: str = DEFAULT_REDIS_PREFIX,
+    blocks: int | None = None,
 ) -> SimHashIndex:
     """Open (or create) a SimHash index.
 
@@ -71,11 +80,14 @@ def open_index(
     ``choose_design``). ``seed`` is drawn at random for a new store and read back later;
     pass it only to insist on a value.
     ``sync=True`` flushes every add to disk (survives power loss, not just a crash).
+    ``blocks`` overrides the design's block count (``open_stored_index`` passes the stored one).
 
     Raises ``StoreMismatchError`` when the store was made with other parameters,
     ``StoreLockedError``, ``ForeignFolderError`` or ``StoreDamagedError`` otherwise.
     """
     design = choose_design(max_distance, expected_size)
+    if blocks is not None:
+        design = TableDesign(max_distance, blocks)
     asked = IndexParams(
         max_distance, design.blocks, tokenizer.name, seed if seed is not None else 0
     )
@@ -108,6 +120,61 @@ def open_index(
             _check(folder, shared.params, asked, seed)
         shared.users += 1
     return SimHashIndex(shared.core, shared.params, tokenizer, lambda: _release(folder))
+
+
+def open_stored_index(
+    location: str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS_PREFIX
+) -> SimHashIndex:
+    """Open an index that exists, with the parameters it was made with (for tools).
+
+    Never creates a store: raises ``StoreError`` when there is none at ``location``.
+    """
+    params = stored_params(location, prefix=prefix)
+    return open_index(
+        location,
+        max_distance=params.max_distance,
+        blocks=params.blocks,
+        tokenizer=Tokenizer.from_name(params.tokenizer),
+        seed=params.seed,
+        prefix=prefix,
+    )
+
+
+def stored_params(
+    location: str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS_PREFIX
+) -> IndexParams:
+    """The parameters an existing index was made with; ``StoreError`` when there is none."""
+    text = os.fspath(location)
+    if text.startswith(REDIS_SCHEMES):
+        store = open_store("redis", url=text, prefix=prefix)
+    else:
+        folder = _folder(text)
+        if not is_store(folder):
+            raise StoreError(f"there is no scrapy-simdedup index at {folder}")
+        with _shared_lock:
+            shared = _shared.get(folder)
+        if shared is not None:
+            return shared.params
+        store = open_store("leveldb", path=folder)
+    try:
+        raw = store.get(PARAMS_KEY)
+    finally:
+        store.close()
+    if raw is None:
+        raise StoreError(f"there is no scrapy-simdedup index at {store.location}")
+    try:
+        return IndexParams.from_json(raw)
+    except (ValueError, TypeError) as exc:
+        raise StoreDamagedError(f"{store.location} has unreadable parameters ({exc})") from None
+
+
+def in_use(folder: str | os.PathLike[str]) -> bool:
+    """True when a process (this one included) has the LevelDB index in ``folder`` open."""
+    resolved = _folder(folder)
+    with _shared_lock:
+        if resolved in _shared:
+            return True
+    return leveldb_in_use(resolved)
 
 
 def _folder(location: str | os.PathLike[str]) -> str:
@@ -224,6 +291,9 @@ class SimHashIndex:
         """Exact look-up for texts too short to fingerprint: the first key, or None if new."""
         return self._open().exact_or_add(operator.index(digest), key)
 
+    def exact_owner(self, digest: int) -> str | None:
+        return self._open().exact_owner(digest)
+
     def discard_exact(self, digest: int, key: str) -> bool:
         """Undo ``exact_or_add`` (its item was dropped later); False if not ``key``'s."""
         return self._open().discard_exact(operator.index(digest), key)
@@ -231,6 +301,24 @@ class SimHashIndex:
     def verify(self) -> Verification:
         """Check that every document is in every table and no entry is orphaned."""
         return self._open().verify()
+
+    def repair(self) -> Repaired:
+        """Re-validate every content entry and fix the tables (see ``PermutedIndex.repair``)."""
+        return self._open().repair()
+
+    def stored_companion(self, namespace: bytes) -> PermutedIndex | None:
+        """The companion index under ``namespace`` as it was recorded, or None if never used."""
+        raw = self._open().store.get(namespace + b"\x00design")
+        if raw is None:
+            return None
+        try:
+            stored = json.loads(raw)
+            design = TableDesign(stored["max_distance"], stored["blocks"])
+        except (ValueError, TypeError, KeyError) as exc:
+            raise StoreDamagedError(
+                f"{self.location} has an unreadable {namespace!r} design ({exc})"
+            ) from None
+        return PermutedIndex(self._open().store, design, namespace=namespace)
 
     def companion(
         self, namespace: bytes, max_distance: int, expected_size: int = DEFAULT_EXPECTED_SIZE

@@ -48,6 +48,16 @@ class Match:
 
 
 @dataclass(frozen=True)
+class Repaired:
+    """What ``PermutedIndex.repair`` found and fixed."""
+
+    documents: int
+    entries_added: int  # table entries a document lacked
+    entries_removed: int  # table entries of no document, or unreadable
+    records_removed: int  # document records too short to hold a fingerprint
+
+
+@dataclass(frozen=True)
 class QueryOrAdd:
     """The outcome of ``query_or_add``: the matches found, and whether the document was added."""
 
@@ -241,6 +251,60 @@ class PermutedIndex:
         return Verification(
             documents, entries, missing_entries=len(expected), orphan_entries=orphans
         )
+
+    def repair(self, batch: int = 10_000) -> Repaired:
+        """Re-validate every entry: each document gets all its table entries, entries of no
+        document go, and the count is set to the documents found. Streams the store, so
+        memory stays flat; writes in batches of ``batch`` keys."""
+        ns, at = self.namespace, self._at
+        puts: dict[bytes, bytes] = {}
+        deletes: list[bytes] = []
+
+        def flush(force: bool = False) -> None:
+            if force or len(puts) + len(deletes) >= batch:
+                self.store.write(dict(puts), list(deletes))
+                puts.clear()
+                deletes.clear()
+
+        with self._exclusive():
+            documents = added = removed = bad_records = 0
+            for key, record in self.store.scan(ns + b"d", ns + b"e"):
+                if len(record) < 8:
+                    bad_records += 1
+                    deletes.append(key)
+                else:
+                    documents += 1
+                    fingerprint = int.from_bytes(record[:8], "big")
+                    for entry in self._table_keys(fingerprint, key[at + 1 :]):
+                        if self.store.get(entry) is None:
+                            added += 1
+                            puts[entry] = b""
+                flush()
+            flush(force=True)
+            for key, _ in self.store.scan(ns + b"t", ns + b"u"):
+                if not self._entry_has_document(key):
+                    removed += 1
+                    deletes.append(key)
+                    flush()
+            puts[self._count_key] = documents.to_bytes(8, "big")
+            flush(force=True)
+        return Repaired(documents, added, removed, bad_records)
+
+    def _entry_has_document(self, key: bytes) -> bool:
+        at = self._at
+        if len(key) < at + 10 or key[at + 1] >= len(self._ranges):
+            return False
+        record = self.store.get(self._doc + key[at + 10 :])
+        if record is None or len(record) < 8:
+            return False
+        expected = self._table_keys(int.from_bytes(record[:8], "big"), key[at + 10 :])
+        return key == expected[key[at + 1]]
+
+    def exact_owner(self, digest: int) -> str | None:
+        """The key stored by ``exact_or_add`` under ``digest``, without adding anything."""
+        _check_fingerprint(digest)
+        first = self.store.get(self.namespace + b"x" + digest.to_bytes(8, "big"))
+        return None if first is None else _text(first)
 
     @contextlib.contextmanager
     def _exclusive(self) -> Iterator[None]:

@@ -11,6 +11,7 @@ queries 1.6x faster). With LevelDB's defaults queries were about 5x slower.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 from itertools import takewhile
@@ -64,9 +65,9 @@ class LevelDBStore:
             raise StoreError(f"{self.location} cannot be opened: {exc}") from None
         except (plyvel.CorruptionError, plyvel.Error) as exc:
             raise StoreDamagedError(
-                f"{self.location} is a damaged store ({exc}). Nothing was changed. Move it "
-                "aside (keep it: plyvel.repair_db can salvage a copy) and start a new one, "
-                "or restore it from a backup."
+                f"{self.location} is a damaged store ({exc}). Nothing was changed. Run "
+                "`scrapy simdedup repair` (it keeps a copy of the folder as it was), or "
+                "restore the folder from a backup."
             ) from None
 
     def _open(self) -> plyvel.DB:
@@ -76,16 +77,16 @@ class LevelDBStore:
 
     def get(self, key: bytes) -> bytes | None:
         try:
-            value: bytes | None = self._open().get(key)
+            value: bytes | None = self._open().get(key, verify_checksums=True)
         except plyvel.Error as exc:
-            raise StoreError(f"reading {self.location} failed: {exc}") from exc
+            raise self._read_failed(exc) from exc
         return value
 
     def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
         try:
-            yield from self._open().iterator(start=start, stop=stop)
+            yield from self._open().iterator(start=start, stop=stop, verify_checksums=True)
         except plyvel.Error as exc:
-            raise StoreError(f"reading {self.location} failed: {exc}") from exc
+            raise self._read_failed(exc) from exc
 
     def keys(self, ranges: Iterable[tuple[bytes, bytes]]) -> list[bytes]:
         found: list[bytes] = []
@@ -95,14 +96,22 @@ class LevelDBStore:
                 reader.seek(start)
                 found += takewhile(stop.__gt__, reader)
         except plyvel.Error as exc:
-            raise StoreError(f"reading {self.location} failed: {exc}") from exc
+            raise self._read_failed(exc) from exc
         return found
+
+    def _read_failed(self, exc: plyvel.Error) -> StoreError:
+        if isinstance(exc, plyvel.CorruptionError):
+            return StoreDamagedError(
+                f"{self.location} is damaged ({exc}). Stop crawls using it and run "
+                "`scrapy simdedup repair` (it keeps a copy of the folder as it was)."
+            )
+        return StoreError(f"reading {self.location} failed: {exc}")
 
     def _reader(self) -> plyvel.Iterator:
         """One key iterator, re-used until the next write (it reads a snapshot): creating
         a LevelDB iterator costs more than the seeks of a whole query."""
         if self._cached_reader is None:
-            self._cached_reader = self._open().iterator(include_value=False)
+            self._cached_reader = self._open().iterator(include_value=False, verify_checksums=True)
         return self._cached_reader
 
     def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
@@ -161,15 +170,43 @@ def _read_marker(marker: Path) -> object:
         return None
 
 
+def is_store(path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` holds a scrapy-simdedup LevelDB store (its marker file)."""
+    marker = Path(path) / MARKER
+    return marker.is_file() and _read_marker(marker) == _MARKER_BODY
+
+
+def in_use(path: str | os.PathLike[str]) -> bool:
+    """True when another process holds LevelDB's lock on the folder (an open store).
+
+    Only ask about folders this process has not opened: releasing the probe's POSIX lock
+    would release the process's own.
+    """
+    lock = Path(path) / "LOCK"
+    try:
+        fd = os.open(lock, os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
 def destroy(path: str | os.PathLike[str]) -> bool:
     """Delete the store in ``path`` if (and only if) it is ours; True when something was deleted.
 
     Only LevelDB's own files and our marker go; a folder left empty is removed.
     """
     folder = Path(path)
-    marker = folder / MARKER
-    if not marker.is_file() or _read_marker(marker) != _MARKER_BODY:
+    if not is_store(folder):
         return False
+    marker = folder / MARKER
     try:
         plyvel.destroy_db(str(folder))
     except plyvel.Error as exc:

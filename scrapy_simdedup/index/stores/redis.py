@@ -148,10 +148,10 @@ class RedisStore:
             with contextlib.suppress(redis.RedisError):  # expired: another holder may run
                 lock.release()
 
-    def destroy(self) -> None:
-        """Delete this store's keys (and only those)."""
+    def destroy(self) -> bool:
+        """Delete this store's keys (and only those); True when there were any."""
         try:
-            self._open().delete(self._keys, self._values, self._lock_name)
+            return bool(self._open().delete(self._keys, self._values, self._lock_name))
         except redis.RedisError as exc:
             raise StoreError(f"resetting {self.location} failed: {exc}") from exc
 

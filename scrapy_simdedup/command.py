@@ -1,0 +1,227 @@
+"""``scrapy simdedup``: inspect, query, repair or reset a spider's index from the shell.
+
+Registered through the ``scrapy.commands`` entry point, so it is loaded with every
+``scrapy`` invocation: the index modules are imported only when it runs.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from scrapy_simdedup.config import SimDedupConfig
+    from scrapy_simdedup.index.opening import SimHashIndex
+
+ACTIONS = ("inspect", "query", "repair", "reset")
+MAX_LISTED = 20
+
+
+class SimDedupCommand(ScrapyCommand):
+    requires_project = False
+    requires_crawler_process = False
+    default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
+
+    def syntax(self) -> str:
+        return "inspect|query|repair|reset [SPIDER] [options]"
+
+    def short_desc(self) -> str:
+        return "Inspect, query, repair or reset a scrapy-simdedup index"
+
+    def long_desc(self) -> str:
+        return (
+            "Works on the index the SPIDER's crawls use (found from the project's "
+            "SIMDEDUP_* settings and -s overrides, as scrapy crawl finds it), or on the one "
+            "named by --index. inspect: size, parameters and learned URL rules. query: the "
+            "stored pages near --text (or --text-file), and what the URL middleware would "
+            "do with --url. repair: salvage damaged files (the folder as it was is copied "
+            "aside first) and re-validate every entry. reset --yes: delete the index and "
+            "nothing else. Never run repair or reset while a crawl uses the index."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument("--index", metavar="LOCATION", help="an index folder or redis:// URL")
+        parser.add_argument("--prefix", help="the Redis key prefix (default simdedup:SPIDER)")
+        parser.add_argument("--text", help="query: a text to look up")
+        parser.add_argument("--text-file", metavar="FILE", help="query: a UTF-8 file to look up")
+        parser.add_argument("--url", action="append", default=[], help="query: a URL to judge")
+        parser.add_argument("--verify", action="store_true", help="inspect: check every entry")
+        parser.add_argument("--yes", action="store_true", help="reset: really delete the index")
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.errors import SimDedupError
+
+        if not args or args[0] not in ACTIONS or len(args) > 2:
+            raise UsageError(f"give one action of {', '.join(ACTIONS)}, then the spider's name")
+        action, spider = args[0], (args[1] if len(args) > 1 else None)
+        try:
+            location, prefix = self._where(spider, opts)
+            getattr(self, f"_{action}")(location, prefix, opts)
+        except (SimDedupError, ValueError, OSError) as exc:
+            print(f"scrapy simdedup {action}: {exc}", file=sys.stderr)
+            self.exitcode = 1
+
+    def _where(self, spider: str | None, opts: argparse.Namespace) -> tuple[str, str]:
+        from scrapy_simdedup.config import SimDedupConfig
+        from scrapy_simdedup.state import index_location, redis_prefix
+
+        assert self.settings is not None
+        config: SimDedupConfig = SimDedupConfig.from_settings(self.settings)
+        if opts.index:
+            return opts.index, opts.prefix or redis_prefix(config, spider or "default")
+        if spider is None:
+            raise UsageError("name the spider whose index to use, or give --index LOCATION")
+        if config.store == "memory":
+            raise UsageError("SIMDEDUP_STORE is 'memory': there is no stored index to open")
+        jobdir = self.settings.get("JOBDIR")
+        return index_location(config, spider, jobdir), opts.prefix or redis_prefix(config, spider)
+
+    def _inspect(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.index.opening import open_stored_index
+
+        with open_stored_index(location, prefix=prefix) as index:
+            params = index.params
+            print(f"index:      {index.location}")
+            print(
+                f"parameters: k={params.max_distance}, {index.design.describe()}, "
+                f"tokenizer {params.tokenizer}, seed {params.seed:#010x}"
+            )
+            print(f"pages:      {len(index):,}")
+            if opts.verify:
+                found = index.verify()
+                state = "consistent" if found.consistent else "INCONSISTENT: run repair"
+                print(
+                    f"verify:     {found.entries:,} table entries, {found.missing_entries:,} "
+                    f"missing, {found.orphan_entries:,} stray: {state}"
+                )
+                if not found.consistent:
+                    self.exitcode = 1
+            _print_url_index(index)
+
+    def _query(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.index.opening import open_stored_index
+
+        text = opts.text
+        if opts.text_file:
+            with open(opts.text_file, encoding="utf-8", errors="replace") as file:
+                text = file.read()
+        if text is None and not opts.url:
+            raise UsageError("query needs --text, --text-file or --url")
+        with open_stored_index(location, prefix=prefix) as index:
+            if text is not None:
+                _print_text_query(index, text, self._config())
+            for url in opts.url:
+                _print_url_query(index, url)
+
+    def _repair(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.index.maintenance import repair_index
+
+        report = repair_index(location, prefix=prefix)
+        print("\n".join(report.lines()))
+
+    def _reset(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.index.maintenance import reset_index
+
+        if not opts.yes:
+            raise UsageError(f"reset deletes the index at {location}; add --yes to go ahead")
+        if reset_index(location, prefix=prefix):
+            print(f"deleted the index at {location}")
+        else:
+            print(f"there was no index at {location}; nothing was changed")
+
+    def _config(self) -> SimDedupConfig:
+        from scrapy_simdedup.config import SimDedupConfig
+
+        assert self.settings is not None
+        return SimDedupConfig.from_settings(self.settings)
+
+
+def _print_url_index(index: SimHashIndex) -> None:
+    from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
+    from scrapy_simdedup.url.learner import UrlLearner
+
+    urls = index.stored_companion(URL_INDEX_NAMESPACE)
+    if urls is None:
+        print("URLs:       none recorded (the URL middleware has not run on this index)")
+        return
+    print(f"URLs:       {len(urls):,} fetched (k={urls.design.max_distance})")
+    learner = UrlLearner(urls.store, lambda url: False)
+    rules = learner.learned_rules()
+    print(f"rules:      {len(rules):,} learned, {len(learner.rules()) - len(rules):,} in progress")
+    for rule in rules[:MAX_LISTED]:
+        print(
+            f"  {rule.describe()}: {rule.duplicates:,} of {rule.duplicates + rule.uniques:,} "
+            "checked pages duplicated"
+        )
+
+
+def _print_text_query(index: SimHashIndex, text: str, config: SimDedupConfig) -> None:
+    from scrapy_simdedup.fingerprint.sketch import Sketch
+
+    fingerprint = index.fingerprint_text(text, with_sketch=True)
+    if fingerprint.simhash is None:
+        owner = index.exact_owner(fingerprint.exact)
+        print("text: too short for a SimHash; compared by exact hash")
+        print(f"  stored as {owner}" if owner else "  not stored: new")
+        return
+    matches = index.query(fingerprint.simhash)
+    print(f"text: SimHash {fingerprint.simhash:016x}, {len(matches)} stored pages within k")
+    for match in matches[:MAX_LISTED]:
+        theirs = Sketch.from_bytes(match.payload)
+        if fingerprint.sketch is None or theirs is None:
+            verdict = "no sketch to confirm with: would be kept"
+        elif fingerprint.sketch.confirms(theirs, config.confirm_similarity):
+            verdict = "confirmed: a copy, would be dropped"
+        else:
+            similarity = fingerprint.sketch.similarity(theirs)
+            verdict = f"not confirmed (similarity {similarity:.2f}): would be kept"
+        print(f"  {match.distance} bits  {match.key}  {verdict}")
+
+
+def _print_url_query(index: SimHashIndex, url: str) -> None:
+    from scrapy_simdedup.errors import UrlNotCheckedError
+    from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
+    from scrapy_simdedup.url.features import url_simhash
+    from scrapy_simdedup.url.learner import UrlLearner
+    from scrapy_simdedup.url.parts import url_parts
+
+    try:
+        parts = url_parts(url)
+    except UrlNotCheckedError as exc:
+        print(f"url: {url[:200]}: never skipped, {exc}")
+        return
+    urls = index.stored_companion(URL_INDEX_NAMESPACE)
+    if urls is None:
+        print(f"url: {parts.url}: no URL index here; it would be fetched")
+        return
+
+    def fetched(candidate: str) -> bool:
+        return urls.document(candidate) is not None
+
+    if fetched(parts.url):
+        print(f"url: {parts.url}: fetched before")
+    decision = UrlLearner(urls.store, fetched).decide(parts, frozenset(), tally=False)
+    if decision.skip and decision.rule is not None:
+        print(f"url: {parts.url}: adaptive mode would skip it ({decision.rule.describe()})")
+    else:
+        print(f"url: {parts.url}: adaptive mode would fetch it")
+    near = urls.near(url_simhash(parts, index.seed))
+    same_host = [m for m in near if m.key != parts.url and _host(m.key) == parts.host]
+    print(f"  {len(same_host)} fetched URLs on its host within {urls.design.max_distance} bits")
+    for match in same_host[:MAX_LISTED]:
+        print(f"  {match.distance} bits  {match.key}")
+
+
+def _host(url: str) -> str | None:
+    from scrapy_simdedup.url.parts import url_parts
+
+    try:
+        return url_parts(url).host
+    except ValueError:
+        return None
