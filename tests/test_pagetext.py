@@ -99,3 +99,13 @@ def test_any_bytes_give_text_or_a_clear_refusal(body: bytes) -> None:
         assert isinstance(page_text(body), str)
     except UndecodablePageError as exc:
         assert exc.reason in ("binary", "undetectable")
+
+
+def test_a_body_cut_inside_a_character_keeps_its_encoding() -> None:
+    body = _page("中文的句子，" * 400).encode("utf-8")
+    cut = body[: len(body) // 2 + 1]
+    assert cut[-1] & 0xC0 == 0x80  # a continuation byte: the last character is incomplete
+    decoded = decode_page(cut)
+    assert decoded.encoding == "utf-8"
+    assert decoded.source == "utf-8"
+    assert decoded.text == body.decode("utf-8")[: len(decoded.text)]

@@ -14,6 +14,7 @@ fingerprints (nshash) see paragraph ends.
 
 from __future__ import annotations
 
+import codecs
 import html as html_lib
 import re
 from dataclasses import dataclass
@@ -141,12 +142,14 @@ def decode_page(body: bytes, content_type: str | None = None) -> DecodedPage:
 
 
 def _strict_decode(body: bytes, codec: str | None) -> str | None:
+    """Strict, but a character cut off at the end (a capped or truncated body) is dropped."""
     if codec is None:
         return None
     try:
-        return body.decode(codec)
+        text: str = codecs.getincrementaldecoder(codec)().decode(body, final=False)
     except (UnicodeDecodeError, LookupError):
         return None
+    return text
 
 
 def _readable(text: str) -> bool:
