@@ -99,6 +99,8 @@ class ContentSeenPipeline:
         if self.index is not None:
             with contextlib.suppress(StoreError):  # already reported when it failed
                 self._stats.set_value(keys.INDEX_SIZE, len(self.index))
+            if self.index.skipped_entries:
+                self._stats.set_value(keys.INDEX_SKIPPED_ENTRIES, self.index.skipped_entries)
             self.state.release()
             self.index = None
         logger.info(keys.summary(self._stats))

@@ -21,6 +21,7 @@ CONTENT_TRUNCATED = "simdedup/content/truncated"
 CONTENT_STORE_ERRORS = "simdedup/content/store_errors"
 CONTENT_RELEASED = "simdedup/content/released"  # stored, then dropped by a later pipeline
 INDEX_SIZE = "simdedup/index/size"
+INDEX_SKIPPED_ENTRIES = "simdedup/index/skipped_entries"  # broken or over a bucket's cap
 URL_CHECKED = "simdedup/url/checked"
 URL_FETCHED = "simdedup/url/fetched"
 URL_SAMPLED = "simdedup/url/sampled"

@@ -132,8 +132,9 @@ def test_malformed_entries_in_redis_are_skipped_and_counted(redis_url: str) -> N
     with open_index(redis_url, prefix="junk") as index:
         index.add(0x1234_5678_9ABC_DEF0, "page")
         client = redis.Redis.from_url(redis_url)
-        client.zadd("{junk}:keys", {b"t\x00\x12": 0, b"t\x01\x56\x78": 0})
+        client.zadd("{junk}:keys", {b"t\x00\x12": 0, b"t\x01\x56\x78": 0, b"t\x00\x12\x34\x56": 0})
         assert [m.key for m in index.query(0x1234_5678_9ABC_DEF0)] == ["page"]
+        assert index.skipped_entries == 1  # the one in the queried bucket, shown in the stats
 
 
 def test_two_crawls_share_one_redis_index(redis_url: str, tmp_path: Path) -> None:

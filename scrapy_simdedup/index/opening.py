@@ -355,6 +355,13 @@ class SimHashIndex:
     def __len__(self) -> int:
         return len(self._open())
 
+    @property
+    def skipped_entries(self) -> int:
+        """Entries skipped since opening: table entries too broken to read (a shared store
+        may hold keys nobody wrote), plus keys a bounded Redis bucket had no room for."""
+        core = self._open()
+        return core.malformed + int(getattr(core.store, "overflow", 0))
+
     def close(self) -> None:
         if self._core is not None:
             self._core = None

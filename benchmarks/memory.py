@@ -1,0 +1,94 @@
+"""Memory over a long run: RSS while the index takes N pages, LevelDB beside the memory store.
+
+    python3 benchmarks/memory.py [--pages 1000000] [--samples 10]
+
+Each store runs in its own process and does per page what a crawl with the pipeline and the
+URL middleware does to the index: a look-up-and-add with a 260-byte sketch, five sentence
+hashes, and the page's URL in the URL index. RSS (current, from /proc) is sampled every
+N/samples pages. The memory store keeps everything in RAM and is the baseline: it grows
+with the index, while LevelDB's RSS should level off (its block cache and write buffer are
+bounded: 256 MB and 32 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SKETCH_BYTES = 260
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * PAGE_SIZE / 2**20
+
+
+def run_one(store: str, pages: int, samples: int) -> dict[str, object]:
+    from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
+    from scrapy_simdedup.index.opening import open_index
+
+    folder = Path(tempfile.mkdtemp(prefix="simdedup-memory-"))
+    location = "memory" if store == "memory" else str(folder / "index")
+    rng = random.Random(1)
+    every = max(1, pages // samples)
+    points: list[tuple[int, float, float]] = []
+    start = time.perf_counter()
+    try:
+        with open_index(location, memory_limit=10**9) as index:
+            urls = index.companion(URL_INDEX_NAMESPACE, 3)
+            for n in range(1, pages + 1):
+                url = f"https://site{n % 97}.example/section/{n}/page.html?id={n}"
+                index.query_or_add(rng.getrandbits(64), url, rng.randbytes(SKETCH_BYTES))
+                index.record_sentences([rng.getrandbits(64) for _ in range(5)], url)
+                urls.add(rng.getrandbits(64), url)
+                if n % every == 0:
+                    points.append((n, rss_mb(), time.perf_counter() - start))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {"store": store, "points": points}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=1_000_000)
+    parser.add_argument("--samples", type=int, default=10)
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_one(args.one, args.pages, args.samples)))
+        return
+    results = {}
+    for store in ("leveldb", "memory"):
+        done = subprocess.run(
+            [sys.executable, __file__, "--one", store, "--pages", str(args.pages),
+             "--samples", str(args.samples)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        results[store] = json.loads(done.stdout)["points"]
+    print(f"RSS while adding {args.pages:,} pages (MB; seconds so far in brackets)")
+    print(f"{'pages':>10} {'leveldb':>16} {'memory (baseline)':>20}")
+    for (n, level, level_s), (_, memory, memory_s) in zip(
+        results["leveldb"], results["memory"], strict=True
+    ):
+        print(f"{n:>10,} {level:>9.0f} ({level_s:>4.0f}) {memory:>12.0f} ({memory_s:>4.0f})")
+    for store, points in results.items():
+        fifth = points[max(0, len(points) // 5 - 1)][1]
+        last = points[-1][1]
+        print(f"{store}: {fifth:.0f} MB at 20% of the run, {last:.0f} MB at the end "
+              f"({last - fifth:+.0f} MB)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
