@@ -11,7 +11,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.test import get_crawler
 
-from benchmarks.corpora import english_articles
+from benchmarks.corpora import chinese_articles, english_articles
 from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
 from tests.components import NewsSpider, opened_pipeline, simdedup_stats
@@ -206,3 +206,21 @@ def test_closed_index_is_reported_as_a_store_error() -> None:
     assert index is not None
     with pytest.raises(StoreError, match="closed"):
         index.query(1)
+
+
+def test_a_full_memory_store_is_a_store_error_and_loses_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    articles = chinese_articles()[:150]  # about 11 keys each: the limit is reached halfway
+    with opened_pipeline({"SIMDEDUP_MEMORY_LIMIT": 1_000}) as pipeline:
+        passed = [
+            pipeline.process_item({"url": f"https://a.example/{n}", "text": text})
+            for n, text in enumerate(articles)
+        ]
+        stats = simdedup_stats(pipeline)
+        assert pipeline.state.failed
+    assert len(passed) == len(articles)  # every item passed on: none dropped by the failure
+    assert stats["simdedup/content/store_errors"] == 1
+    assert 0 < stats["simdedup/content/unique"] < len(articles)
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "holds its limit of 1,000 keys" in errors[0]
