@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import logging
+import random
+
 import pytest
 
-from scrapy_simdedup.fingerprint.tokens import Tokenizer
+from benchmarks.corpora import chinese_articles, chinese_paragraphs
+from scrapy_simdedup.fingerprint.tokens import _HAN_RUN, Tokenizer
 
 
 @pytest.mark.parametrize(
@@ -54,3 +58,18 @@ def test_names_differ_per_option() -> None:
         Tokenizer(shingles="fixed", shingle_size=5).name,
     }
     assert len(names) == 4
+
+
+def test_rjieba_cuts_the_words_jieba_cuts() -> None:
+    """The fast cutter must not change a fingerprint: same words as jieba, text by text."""
+    import jieba
+    import rjieba
+
+    rng = random.Random(5)
+    texts = [*chinese_articles()[:1000], *chinese_paragraphs()[:3000]]
+    texts.append("".join(chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(5_000)))
+    texts.append("繁體中文的新聞報導，臺灣與香港的讀者\n第二行 English words 混合 123 數字")
+    jieba.setLogLevel(logging.WARNING)
+    for text in texts:
+        runs = "\n".join(_HAN_RUN.findall(text))
+        assert rjieba.cut(runs) == jieba.lcut(runs), text[:80]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -139,7 +139,7 @@ def _mixed_tokens(text: str, cjk: CjkMode) -> list[str]:
             for run in han_runs
             for i in range(0, len(run), MAX_JIEBA_RUN)
         ]
-        words = _jieba().lcut("\n".join(pieces))
+        words = _cut_words()("\n".join(pieces))
         tokens += [w for w in words if len(w) > 1 and w not in CHINESE and w != "\n"]
     return tokens
 
@@ -148,6 +148,19 @@ def _shingles(text: str, size: int, *, overlapping: bool) -> list[str]:
     compact = _NOT_WORD.sub("", text.lower())
     step = 1 if overlapping else size
     return [compact[i : i + size] for i in range(0, len(compact) - size + 1, step)]
+
+
+@lru_cache(maxsize=1)
+def _cut_words() -> Callable[[str], list[str]]:
+    """jieba's word cutter. rjieba (jieba-rs: jieba's dictionary and HMM, in Rust) cuts the
+    same words (``tests/test_tokens.py`` checks it on 4,000 texts) about 10x faster; jieba
+    itself is the fallback where rjieba has no wheel."""
+    try:
+        import rjieba
+    except ImportError:
+        cut: Callable[[str], list[str]] = _jieba().lcut
+        return cut
+    return rjieba.cut
 
 
 @lru_cache(maxsize=1)
