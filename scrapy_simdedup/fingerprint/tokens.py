@@ -9,9 +9,10 @@ A feature is a string; its weight is a float. By default features are words:
 * runs of kana or hangul become overlapping character bigrams;
 * every other run of letters or digits is a lower-cased word, minus ``stopwords.ENGLISH``.
 
-Options: ``cjk="bigrams"`` replaces jieba by character bigrams (no dictionary), ``shingles="overlapping"|"fixed"`` uses the character shingles of seed 000
-instead of words, and ``weighting="idf"`` multiplies term frequency by jieba's bundled IDF
-table (tokens it does not know get its median IDF).
+Options: ``cjk="bigrams"`` replaces jieba by character bigrams (no dictionary),
+``shingles="overlapping"|"fixed"`` uses the character shingles of seed 000 instead of words,
+and ``weighting="idf"`` multiplies term frequency by jieba's bundled IDF table (tokens it
+does not know get its median IDF).
 """
 
 from __future__ import annotations
