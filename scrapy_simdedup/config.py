@@ -48,7 +48,6 @@ class SimDedupConfig:
     weighting: str = "tf"
     memory_limit: int = DEFAULT_MAX_KEYS
     sync: bool = False
-    workers: int = 1  # fingerprinting processes; 0: in the crawl's own process
     redis_url: str = "redis://localhost:6379/0"
     redis_prefix: str | None = None  # default: simdedup:<spider>
     url_mode: str = "adaptive"
@@ -77,7 +76,6 @@ class SimDedupConfig:
         _range("SIMDEDUP_MAX_TEXT_CHARS", self.max_text_chars, 1_000, 100_000_000)
         _range("SIMDEDUP_EXPECTED_PAGES", self.expected_pages, 1, 10**12)
         _range("SIMDEDUP_MEMORY_LIMIT", self.memory_limit, 1_000, 10**10)
-        _range("SIMDEDUP_WORKERS", self.workers, 0, 64)
         _choice("SIMDEDUP_URL_MODE", self.url_mode, URL_MODES)
         if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError(

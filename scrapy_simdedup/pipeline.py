@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from dataclasses import replace
@@ -14,8 +13,8 @@ from scrapy.exceptions import DropItem, NotConfigured
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
-from scrapy_simdedup.errors import StoreError
-from scrapy_simdedup.fingerprint.pool import FingerprintPool, PageFingerprint, fingerprint_page
+from scrapy_simdedup.errors import StoreError, TextTooShortError
+from scrapy_simdedup.fingerprint.nshash import sentence_hashes
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.index.permuted import Match
@@ -71,7 +70,6 @@ class ContentSeenPipeline:
         self.state = state
         self.index: SimHashIndex | None = None
         self._annotation_warned = False
-        self._pool: FingerprintPool | None = None
         # Keys stored by this crawl (bounded by MAX_RELEASABLE) -> their exact text hash
         # when they were stored by it (texts too short for SimHash), else None.
         self._added: dict[str, int | None] = {}
@@ -95,21 +93,7 @@ class ContentSeenPipeline:
     def open_spider(self) -> None:
         if self.index is None:
             self.index = self.state.open()
-        self._start_pool()
         self._stats.set_value(keys.INDEX_SIZE, len(self.index))
-
-    def _start_pool(self) -> None:
-        """Fingerprint in ``SIMDEDUP_WORKERS`` processes, but only inside a running asyncio
-        loop (a crawl on Scrapy's default reactor): a script calling ``process_item``
-        directly gets its answer at once."""
-        if not self.config.workers or self.index is None:
-            return
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self._pool = FingerprintPool(self.config.workers, self.index.tokenizer, self.index.seed)
-        self._pool.warm_up()
 
     def close_spider(self) -> None:
         if self.index is not None:
@@ -119,9 +103,6 @@ class ContentSeenPipeline:
                 self._stats.set_value(keys.INDEX_SKIPPED_ENTRIES, self.index.skipped_entries)
             self.state.release()
             self.index = None
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
         logger.info(keys.summary(self._stats))
 
     def process_item(self, item: Any) -> Any:
@@ -136,26 +117,10 @@ class ContentSeenPipeline:
         if self.index is None or self._failed:
             self._stats.inc_value(keys.content_skipped("store_unavailable"))
             return item
-        if self._pool is not None:
-            return self._verdict_from_pool(item, adapter, found.text)
-        return self._verdict(item, adapter, found.text, None)
-
-    async def _verdict_from_pool(self, item: Any, adapter: ItemAdapter, text: str) -> Any:
-        assert self._pool is not None
-        page = await asyncio.wrap_future(self._pool.submit(text))
-        return self._verdict(item, adapter, text, page)
-
-    def _verdict(
-        self, item: Any, adapter: ItemAdapter, text: str, page: PageFingerprint | None
-    ) -> Any:
-        if self.index is None or self._failed:
-            self._stats.inc_value(keys.content_skipped("store_unavailable"))
-            return item
         try:
-            if page is None:
-                page = fingerprint_page(text, self.index.tokenizer.name, self.index.seed)
-            key = self._key(adapter, page.text)
-            original, distance = self._seen(page, key)
+            fingerprint = self.index.fingerprint_text(found.text, with_sketch=True)
+            key = self._key(adapter, fingerprint)
+            original, distance = self._seen(found.text, fingerprint, key)
         except StoreError as exc:
             self._store_failed(exc)
             return item
@@ -199,10 +164,9 @@ class ContentSeenPipeline:
         value = adapter.get(self.config.key_field)
         return value if isinstance(value, str) and value else f"{TEXT_KEY}{fingerprint.exact:016x}"
 
-    def _seen(self, page: PageFingerprint, key: str) -> tuple[str | None, int]:
+    def _seen(self, text: str, fingerprint: TextFingerprint, key: str) -> tuple[str | None, int]:
         """(key of the page this one copies, distance), or (None, 0) when it is new."""
         assert self.index is not None
-        fingerprint = page.text
         if fingerprint.simhash is None:
             self._stats.inc_value(keys.CONTENT_EXACT_FALLBACK)
             first = self.index.exact_or_add(fingerprint.exact, key)
@@ -214,7 +178,7 @@ class ContentSeenPipeline:
         if any(match.key == key for match in result.matches):
             return self._counted(key, key), 0
         candidates = result.matches
-        sentences = page.sentences
+        sentences = _sentence_hashes(text, self.index.seed)
         if result.added:
             # SimHash saw nothing within k bits; a reprint still shares its longest
             # sentences (nshash), so the sentence owner gets the same confirmation.
@@ -270,6 +234,13 @@ class ContentSeenPipeline:
     @property
     def _failed(self) -> bool:
         return self.state.failed
+
+
+def _sentence_hashes(text: str, seed: int) -> frozenset[int]:
+    try:
+        return sentence_hashes(text, seed=seed)
+    except TextTooShortError:
+        return frozenset()
 
 
 def _distance_to(stored: Match, fingerprint: int) -> Match:

@@ -40,7 +40,6 @@ def test_values_are_read_with_their_types() -> None:
             {"SIMDEDUP_CONTENT_MAX_DISTANCE": 9},
             "SIMDEDUP_CONTENT_MAX_DISTANCE must be between 0 and 8; got 9",
         ),
-        ({"SIMDEDUP_WORKERS": -1}, "SIMDEDUP_WORKERS must be between 0 and 64; got -1"),
         (
             {"SIMDEDUP_CONTENT_MAX_DISTANCE": "three"},
             "SIMDEDUP_CONTENT_MAX_DISTANCE must be a whole number, got 'three'",
