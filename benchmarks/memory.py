@@ -81,11 +81,12 @@ def main() -> None:
         results[store] = json.loads(done.stdout)["points"]
     print(f"RSS while adding {args.pages:,} pages (MB; seconds so far in brackets)")
     print(f"{'pages':>10} {'leveldb':>16} {'memory (baseline)':>20}")
-    baseline = results.get("memory") or [(0, float("nan"), float("nan"))] * len(results["leveldb"])
-    for (n, level, level_s), (_, memory, memory_s) in zip(
-        results["leveldb"], baseline, strict=True
-    ):
-        print(f"{n:>10,} {level:>9.0f} ({level_s:>4.0f}) {memory:>12.0f} ({memory_s:>4.0f})")
+    baseline = results.get("memory")
+    for i, (n, level, level_s) in enumerate(results["leveldb"]):
+        line = f"{n:>10,} {level:>9.0f} ({level_s:>4.0f})"
+        if baseline:
+            line += f" {baseline[i][1]:>12.0f} ({baseline[i][2]:>4.0f})"
+        print(line)
     for store, points in results.items():
         fifth = points[max(0, len(points) // 5 - 1)][1]
         last = points[-1][1]
