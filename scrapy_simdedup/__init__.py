@@ -31,7 +31,8 @@ from scrapy_simdedup.fingerprint.simhash import (
 )
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
-from scrapy_simdedup.index.opening import SimHashIndex, open_index
+from scrapy_simdedup.index.handle import SimHashIndex
+from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.index.permuted import Match, QueryOrAdd
 from scrapy_simdedup.url.features import url_features, url_simhash
 from scrapy_simdedup.url.parts import UrlParts, url_parts

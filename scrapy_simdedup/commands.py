@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import argparse
 
     from scrapy_simdedup.config import SimDedupConfig
-    from scrapy_simdedup.index.opening import SimHashIndex
+    from scrapy_simdedup.index.handle import SimHashIndex
 
 ACTIONS = ("inspect", "query", "repair", "reset")
 MAX_LISTED = 20

@@ -11,7 +11,7 @@ import difflib
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from scrapy_simdedup.index.opening import DEFAULT_EXPECTED_SIZE
+from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
 from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
 from scrapy_simdedup.index.tables import MAX_DISTANCE
 from scrapy_simdedup.url.learner import MIN_EVIDENCE, SAMPLE_EVERY

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from scrapy.http import Request, Response
     from typing_extensions import Self
 
-    from scrapy_simdedup.index.opening import SimHashIndex
+    from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.index.permuted import PermutedIndex
 
 logger = logging.getLogger(__name__)

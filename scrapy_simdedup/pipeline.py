@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from scrapy_simdedup.fingerprint.textprint import TextFingerprint
-    from scrapy_simdedup.index.opening import SimHashIndex
+    from scrapy_simdedup.index.handle import SimHashIndex
 
 logger = logging.getLogger(__name__)
 

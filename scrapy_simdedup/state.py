@@ -18,8 +18,9 @@ from scrapy.utils.project import data_path
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError, StoreLockedError
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
+from scrapy_simdedup.index.handle import SimHashIndex
 from scrapy_simdedup.index.maintenance import reset_index
-from scrapy_simdedup.index.opening import SimHashIndex, open_index
+from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.stats import STORE_ERROR_REASON
 
 if TYPE_CHECKING:
