@@ -32,7 +32,8 @@ from scrapy_simdedup.fingerprint.simhash import (
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index.handle import SimHashIndex
-from scrapy_simdedup.index.opening import open_index
+from scrapy_simdedup.index.maintenance import RepairReport, repair_index, reset_index
+from scrapy_simdedup.index.opening import open_index, open_stored_index
 from scrapy_simdedup.index.permuted import Match, QueryOrAdd
 from scrapy_simdedup.url.features import url_features, url_simhash
 from scrapy_simdedup.url.parts import UrlParts, url_parts
@@ -68,6 +69,7 @@ __all__ = [
     "Match",
     "NearDuplicateItem",
     "QueryOrAdd",
+    "RepairReport",
     "SentenceGroups",
     "SimDedupError",
     "SimHashIndex",
@@ -88,7 +90,10 @@ __all__ = [
     "hamming_distance",
     "keyword_fingerprint",
     "open_index",
+    "open_stored_index",
     "page_text",
+    "repair_index",
+    "reset_index",
     "sentence_hashes",
     "simhash",
     "simhash_weights",
