@@ -25,6 +25,7 @@ MAX_LISTED = 20
 class SimDedupCommand(ScrapyCommand):
     requires_project = False
     requires_crawler_process = False
+    config: SimDedupConfig  # the SIMDEDUP_* settings, read when the command runs
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
@@ -55,12 +56,15 @@ class SimDedupCommand(ScrapyCommand):
         parser.add_argument("--yes", action="store_true", help="reset: really delete the index")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.config import SimDedupConfig
         from scrapy_simdedup.errors import SimDedupError
 
         if not args or args[0] not in ACTIONS or len(args) > 2:
             raise UsageError(f"give one action of {', '.join(ACTIONS)}, then the spider's name")
         action, spider = args[0], (args[1] if len(args) > 1 else None)
         try:
+            assert self.settings is not None
+            self.config = SimDedupConfig.from_settings(self.settings)
             location, prefix = self._where(spider, opts)
             getattr(self, f"_{action}")(location, prefix, opts)
         except (SimDedupError, ValueError, OSError) as exc:
@@ -68,11 +72,10 @@ class SimDedupCommand(ScrapyCommand):
             self.exitcode = 1
 
     def _where(self, spider: str | None, opts: argparse.Namespace) -> tuple[str, str]:
-        from scrapy_simdedup.config import SimDedupConfig
         from scrapy_simdedup.state import index_location, redis_prefix
 
         assert self.settings is not None
-        config: SimDedupConfig = SimDedupConfig.from_settings(self.settings)
+        config = self.config
         if opts.index:
             return opts.index, opts.prefix or redis_prefix(config, spider or "default")
         if spider is None:
@@ -115,7 +118,7 @@ class SimDedupCommand(ScrapyCommand):
             raise UsageError("query needs --text, --text-file or --url")
         with open_stored_index(location, prefix=prefix) as index:
             if text is not None:
-                _print_text_query(index, text, self._config())
+                _print_text_query(index, text, self.config)
             for url in opts.url:
                 _print_url_query(index, url)
 
@@ -134,12 +137,6 @@ class SimDedupCommand(ScrapyCommand):
             print(f"deleted the index at {location}")
         else:
             print(f"there was no index at {location}; nothing was changed")
-
-    def _config(self) -> SimDedupConfig:
-        from scrapy_simdedup.config import SimDedupConfig
-
-        assert self.settings is not None
-        return SimDedupConfig.from_settings(self.settings)
 
 
 def _print_url_index(index: SimHashIndex) -> None:

@@ -44,6 +44,7 @@ class DedupState:
         self.index: SimHashIndex | None = None
         self.failed = False
         self._users = 0
+        self._folder: str | None = None  # the LevelDB folder claimed in _folders_in_use
 
     @classmethod
     def for_crawler(cls, crawler: Crawler) -> DedupState:
@@ -105,16 +106,18 @@ class DedupState:
 
     def _claim_folder(self, folder: str) -> None:
         holder = self._folders_in_use.setdefault(folder, self)
-        if holder is not self:
+        if holder is self:
+            self._folder = folder
+        else:
             raise StoreLockedError(
                 f"{folder} is in use by another crawler in this process. Give each crawler "
                 "its own SIMDEDUP_DIR, or share one index through the Redis store."
             )
 
     def _unclaim_folder(self) -> None:
-        for folder, holder in list(self._folders_in_use.items()):
-            if holder is self:
-                del self._folders_in_use[folder]
+        if self._folder is not None:
+            del self._folders_in_use[self._folder]
+            self._folder = None
 
     def store_failed(self, exc: StoreError) -> None:
         """The store failed mid-crawl: one ERROR, and the spider closes with reason

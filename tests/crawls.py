@@ -25,6 +25,7 @@ __all__ = [
     "build_sites",
     "content_of",
     "crawl_command",
+    "feed_lines",
     "run_crawl",
     "scrapy_command",
     "serve_sites",
@@ -85,6 +86,11 @@ def parse(returncode: int, log: str, feed: Path) -> Crawl:
     match = _STATS.search(log)
     stats = eval(match.group(1), {"datetime": datetime}) if match else {}  # our own log
     return Crawl(returncode, log, items, stats)
+
+
+def feed_lines(feed: Path) -> int:
+    """Items written to a JSON-lines feed so far (0 before it exists)."""
+    return feed.read_bytes().count(b"\n") if feed.exists() else 0
 
 
 def content_of(urls: dict[str, str]) -> dict[str, str]:

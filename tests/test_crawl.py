@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.crawls import DEMO, content_of, crawl_command, crawl_env, parse, run_crawl, serve_sites
+from tests.crawls import (
+    DEMO,
+    content_of,
+    crawl_command,
+    crawl_env,
+    feed_lines,
+    parse,
+    run_crawl,
+    serve_sites,
+)
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +82,7 @@ def test_interrupted_and_resumed_crawl_emits_each_page_once(
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and _lines(feed) < 15:
+    while time.monotonic() < deadline and feed_lines(feed) < 15:
         time.sleep(0.2)
     first.send_signal(signal.SIGINT)
     _, log = first.communicate(timeout=120)
@@ -86,10 +95,6 @@ def test_interrupted_and_resumed_crawl_emits_each_page_once(
     assert set(kept) == set(contents.values())
     assert [c for c, n in kept.items() if n > 1] == []
     assert 0 < len(interrupted.items) < len(resumed.items)
-
-
-def _lines(path: Path) -> int:
-    return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
 def test_annotate_mode_keeps_every_page(sites: dict[str, str], tmp_path: Path) -> None:

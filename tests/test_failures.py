@@ -25,6 +25,7 @@ from tests.crawls import (
     content_of,
     crawl_command,
     crawl_env,
+    feed_lines,
     parse,
     run_crawl,
     serve_sites,
@@ -39,10 +40,6 @@ def sites() -> Iterator[dict[str, str]]:
         yield urls
 
 
-def _lines(path: Path) -> int:
-    return path.read_bytes().count(b"\n") if path.exists() else 0
-
-
 def _start(starts: list[str], feed: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         crawl_command(starts, feed, *args), cwd=DEMO, env=crawl_env(),
@@ -52,9 +49,9 @@ def _start(starts: list[str], feed: Path, *args: str) -> subprocess.Popen[str]:
 
 def _wait_for_items(feed: Path, count: int) -> None:
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and _lines(feed) < count:
+    while time.monotonic() < deadline and feed_lines(feed) < count:
         time.sleep(0.1)
-    assert _lines(feed) >= count, "the crawl produced too few items in time"
+    assert feed_lines(feed) >= count, "the crawl produced too few items in time"
 
 
 def test_second_crawl_on_a_held_folder_stops_before_fetching(
@@ -108,7 +105,7 @@ def test_kill_9_then_resume_loses_no_page(sites: dict[str, str], tmp_path: Path)
     _wait_for_items(feed, 20)
     first.kill()  # SIGKILL: no close, no flush of Scrapy's or our state
     first.communicate(timeout=60)
-    killed_at = _lines(feed)
+    killed_at = feed_lines(feed)
 
     resumed = run_crawl(starts, feed, *args)
     assert resumed.returncode == 0, resumed.log[-3000:]
