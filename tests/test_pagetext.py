@@ -109,3 +109,16 @@ def test_a_body_cut_inside_a_character_keeps_its_encoding() -> None:
     assert decoded.encoding == "utf-8"
     assert decoded.source == "utf-8"
     assert decoded.text == body.decode("utf-8")[: len(decoded.text)]
+
+
+def test_utf8_text_full_of_wide_digits_is_not_refused() -> None:
+    # Sports news: full-width digits and colons everywhere. charset-normalizer's mess ratio
+    # calls it 0.28 (garbage above 0.2); the page was refused as undecodable and lost.
+    report = "辽宁队客场挑战济南队，直到终场前３分钟还落后５分，最终以６０∶５７拿下比赛。\n" * 3
+    body = f"<html><body><h1>比分</h1><p>{report}</p></body></html>".encode()
+    decoded = decode_page(body, "text/html; charset=utf-8")
+    assert (decoded.encoding, decoded.source) == ("utf-8", "header")
+    assert "６０∶５７" in page_text(body)
+    # A single-byte codec still has to read well: GBK bytes labelled cp1252 fall through.
+    gbk = f"<html><body><p>{ARTICLE}</p></body></html>".encode("gbk")
+    assert decode_page(gbk, "text/html; charset=windows-1252").encoding != "cp1252"
