@@ -162,13 +162,15 @@ def _print_text_query(index: SimHashIndex, text: str, config: SimDedupConfig) ->
     from scrapy_simdedup.fingerprint.sketch import Sketch
 
     fingerprint = index.fingerprint_text(text, with_sketch=True)
+    owner = index.exact_owner(fingerprint.exact)
     if fingerprint.simhash is None:
-        owner = index.exact_owner(fingerprint.exact)
         print("text: too short for a SimHash; compared by exact hash")
         print(f"  stored as {owner}" if owner else "  not stored: new")
         return
     matches = index.query(fingerprint.simhash)
     print(f"text: SimHash {fingerprint.simhash:016x}, {len(matches)} stored pages within k")
+    if owner:
+        print(f"  exactly the text of {owner}: a copy, would be dropped")
     for match in matches[:MAX_LISTED]:
         theirs = Sketch.from_bytes(match.payload)
         if fingerprint.sketch is None or theirs is None:

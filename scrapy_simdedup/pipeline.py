@@ -17,6 +17,7 @@ from scrapy_simdedup.errors import StoreError, TextTooShortError
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.sketch import Sketch
+from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.index.permuted import Match
 from scrapy_simdedup.itemtext import item_text
 from scrapy_simdedup.signals import content_released, content_verdict
@@ -70,9 +71,8 @@ class ContentSeenPipeline:
         self.state = state
         self.index: SimHashIndex | None = None
         self._annotation_warned = False
-        # Keys stored by this crawl (bounded by MAX_RELEASABLE) -> their exact text hash
-        # when they were stored by it (texts too short for SimHash), else None.
-        self._added: dict[str, int | None] = {}
+        # Keys stored by this crawl (bounded by MAX_RELEASABLE) -> their text's exact hash.
+        self._added: dict[str, int] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -118,9 +118,9 @@ class ContentSeenPipeline:
             self._stats.inc_value(keys.content_skipped("store_unavailable"))
             return item
         try:
-            fingerprint = self.index.fingerprint_text(found.text, with_sketch=True)
-            key = self._key(adapter, fingerprint)
-            original, distance = self._seen(found.text, fingerprint, key)
+            exact = exact_hash(found.text, self.index.seed)
+            key = self._key(adapter, exact)
+            original, distance = self._copied(exact, key) or self._seen(found.text, exact, key)
         except StoreError as exc:
             self._store_failed(exc)
             return item
@@ -146,32 +146,45 @@ class ContentSeenPipeline:
             return
         exact = self._added.pop(key)
         try:
-            if exact is None:
-                released = self.index.discard(key)
-            else:
-                released = self.index.discard_exact(exact, key)
-            if released:
+            # The exact entry goes first: after a crash in between, a stored fingerprint
+            # without it is harmless, an exact entry without its page would drop copies.
+            released = self.index.discard_exact(exact, key)
+            if self.index.discard(key) or released:
                 self._stats.inc_value(keys.CONTENT_RELEASED)
                 self.crawler.signals.send_catch_log(content_released, key=key)
         except StoreError as exc:
             self._store_failed(exc)
 
-    def _remember(self, key: str, exact: int | None) -> None:
+    def _remember(self, key: str, exact: int) -> None:
         if len(self._added) < MAX_RELEASABLE:
             self._added[key] = exact
 
-    def _key(self, adapter: ItemAdapter, fingerprint: TextFingerprint) -> str:
+    def _key(self, adapter: ItemAdapter, exact: int) -> str:
         value = adapter.get(self.config.key_field)
-        return value if isinstance(value, str) and value else f"{TEXT_KEY}{fingerprint.exact:016x}"
+        return value if isinstance(value, str) and value else f"{TEXT_KEY}{exact:016x}"
 
-    def _seen(self, text: str, fingerprint: TextFingerprint, key: str) -> tuple[str | None, int]:
+    def _copied(self, exact: int, key: str) -> tuple[str | None, int] | None:
+        """The page whose text this one repeats exactly (whitespace aside), found before any
+        fingerprinting: mirrors mostly serve the same text, and this costs one read. None
+        when there is none, or when ``key`` has a stored page of its own (a re-visit of a
+        changed page is decided by its fingerprint)."""
+        assert self.index is not None
+        owner = self.index.exact_owner(exact)
+        if owner is None or (owner != key and self.index.document(key) is not None):
+            return None
+        if owner != key:
+            self._stats.inc_value(keys.CONTENT_EXACT_COPIES)
+        return self._counted(owner, key), 0
+
+    def _seen(self, text: str, exact: int, key: str) -> tuple[str | None, int]:
         """(key of the page this one copies, distance), or (None, 0) when it is new."""
         assert self.index is not None
+        fingerprint = self.index.fingerprint_text(text, with_sketch=True)
         if fingerprint.simhash is None:
             self._stats.inc_value(keys.CONTENT_EXACT_FALLBACK)
-            first = self.index.exact_or_add(fingerprint.exact, key)
+            first = self.index.exact_or_add(exact, key)
             if first is None:
-                self._remember(key, fingerprint.exact)
+                self._remember(key, exact)
             return self._counted(first, key), 0
         sketch = fingerprint.sketch.to_bytes() if fingerprint.sketch else b""
         result = self.index.query_or_add(fingerprint.simhash, key, sketch)
@@ -194,8 +207,9 @@ class ContentSeenPipeline:
             self._stats.inc_value(keys.CONTENT_UNCONFIRMED)
         if not result.added:
             self.index.add(fingerprint.simhash, key, sketch)
-        self._remember(key, None)
+        self._remember(key, exact)
         self.index.record_sentences(sentences, key)
+        self.index.exact_or_add(exact, key)  # after the page: never an entry without one
         return self._counted(None, key), 0
 
     def _confirmed(self, fingerprint: TextFingerprint, match: Match) -> bool:

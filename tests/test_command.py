@@ -77,6 +77,7 @@ def test_query_finds_a_stored_page_and_judges_urls(
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert f"0 bits  {item['url']}  confirmed: a copy, would be dropped" in out
+    assert f"exactly the text of {item['url']}: a copy, would be dropped" in out
     assert f"url: {item['url']}: fetched before" in out
     assert "url: ftp://example.invalid/x: never skipped, URL not checked (not_http)" in out
 

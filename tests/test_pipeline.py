@@ -75,6 +75,37 @@ def test_revisit_is_never_a_duplicate() -> None:
         assert simdedup_stats(pipeline)["simdedup/content/revisits"] == 2
 
 
+def test_an_exact_copy_is_found_by_its_text_hash() -> None:
+    with opened_pipeline() as pipeline:
+        pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
+        mirrored = "  " + ARTICLE.replace(" ", "\n  ") + "\n"  # whitespace aside, the same
+        with pytest.raises(NearDuplicateItem) as info:
+            pipeline.process_item({"url": "https://b.example/story", "text": mirrored})
+        assert (info.value.original, info.value.distance) == ("https://a.example/story", 0)
+        pipeline.process_item({"url": "https://a.example/story", "text": mirrored})
+        stats = simdedup_stats(pipeline)
+        assert stats["simdedup/content/exact_copies"] == 1
+        assert stats["simdedup/content/revisits"] == 1
+
+
+def test_a_page_with_its_own_stored_fingerprint_is_judged_by_it() -> None:
+    # /changed was stored with a fingerprint near OTHER's (its sketch unlike OTHER's, so it
+    # was kept). When /changed comes back with exactly OTHER's text, the exact shortcut
+    # must not call it a copy of /other: it matches its own earlier visit.
+    with opened_pipeline() as pipeline:
+        pipeline.process_item({"url": "https://a.example/other", "text": OTHER})
+        assert pipeline.index is not None
+        unlike = pipeline.index.fingerprint_text(THIRD, with_sketch=True).sketch
+        near = pipeline.index.fingerprint_text(OTHER).simhash
+        assert unlike is not None and near is not None
+        pipeline.index.add(near ^ 0b101, "https://a.example/changed", unlike.to_bytes())
+        item = {"url": "https://a.example/changed", "text": OTHER}
+        assert pipeline.process_item(item) is item
+        stats = simdedup_stats(pipeline)
+        assert stats["simdedup/content/revisits"] == 1
+        assert "simdedup/content/exact_copies" not in stats
+
+
 def test_html_fields_are_reduced_to_text() -> None:
     page = f"<html><body><nav>Menu</nav><p>{ARTICLE}</p><footer>Mirror site</footer></body></html>"
     with opened_pipeline() as pipeline:
@@ -107,10 +138,10 @@ def test_short_texts_fall_back_to_exact_hashes() -> None:
         with pytest.raises(NearDuplicateItem):
             pipeline.process_item({"url": "https://b.example/404", "text": "Page  not found"})
         stats = simdedup_stats(pipeline)
-        assert (stats["simdedup/content/exact_fallback"], stats["simdedup/content/unique"]) == (
-            3,
-            2,
-        )
+        # The copy repeats a stored text exactly: found by its hash before any fingerprint.
+        assert stats["simdedup/content/exact_fallback"] == 2
+        assert stats["simdedup/content/exact_copies"] == 1
+        assert stats["simdedup/content/unique"] == 2
 
 
 @pytest.mark.parametrize(

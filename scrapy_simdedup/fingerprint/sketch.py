@@ -81,14 +81,19 @@ def sketch_token_hashes(
     """
     if not tokens:
         return Sketch((EMPTY,) * SKETCH_SIZE, 0)
-    position = {token: i for i, token in enumerate(distinct)}
-    per_token = hashes[np.fromiter((position[t] for t in tokens), dtype=np.intp, count=len(tokens))]
+    position = dict(zip(distinct, range(len(distinct)), strict=True))
+    at = np.fromiter(map(position.__getitem__, tokens), dtype=np.intp, count=len(tokens))
+    per_token = hashes[at]
     width = min(SHINGLE_TOKENS, len(tokens))
     count = len(tokens) - width + 1
     shingles = np.zeros(count, dtype=np.uint64)
     for offset in range(width):
         shingles = shingles * _SHINGLE_MULTIPLIER + per_token[offset : offset + count]
     mixed = (shingles ^ (shingles >> np.uint64(29))) * _MIX
-    values = np.unique(mixed >> np.uint64(32))[:SKETCH_SIZE]  # sorted, distinct
+    ordered = np.sort(mixed >> np.uint64(32))
+    first = np.empty(len(ordered), dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    values = ordered[first][:SKETCH_SIZE].tolist()  # the smallest distinct values
     padding = (EMPTY,) * (SKETCH_SIZE - len(values))
-    return Sketch(tuple(int(v) for v in values) + padding, len(tokens))
+    return Sketch((*values, *padding), len(tokens))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import mmh3
@@ -17,8 +16,6 @@ from scrapy_simdedup.fingerprint.simhash import (
 )
 from scrapy_simdedup.fingerprint.sketch import Sketch, sketch_token_hashes
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
-
-_SPACE = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -41,6 +38,12 @@ class TextFingerprint:
         return self.simhash is None
 
 
+def exact_hash(text: str, seed: int = DEFAULT_SEED) -> int:
+    """64-bit hash of ``text`` with its whitespace runs made single spaces, ends stripped."""
+    normalised = " ".join(text.split())  # str.split() and re's \s agree on whitespace
+    return mmh3.hash64(normalised.encode("utf-8", "surrogatepass"), seed, signed=False)[0]
+
+
 def fingerprint_text(
     text: str,
     *,
@@ -49,8 +52,7 @@ def fingerprint_text(
     with_sketch: bool = False,
 ) -> TextFingerprint:
     """Fingerprint any ``str`` (empty, NULs, lone surrogates included) without raising."""
-    normalised = _SPACE.sub(" ", text).strip()
-    exact = mmh3.hash64(normalised.encode("utf-8", "surrogatepass"), seed, signed=False)[0]
+    exact = exact_hash(text, seed)
     if not with_sketch:
         weights = tokenizer.weights(text)
         fingerprint = simhash_weights(weights, seed=seed) if len(weights) >= MIN_FEATURES else None

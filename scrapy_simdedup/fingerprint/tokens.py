@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from itertools import compress, filterfalse
 from types import ModuleType
 from typing import Literal
 
@@ -94,7 +95,7 @@ class Tokenizer:
         if self.shingles != "off":
             return _shingles(text, self.shingle_size, overlapping=self.shingles == "overlapping")
         if not _CJK.search(text):
-            return [w for w in _WORD.findall(text.lower()) if w not in ENGLISH]
+            return list(filterfalse(ENGLISH.__contains__, _WORD.findall(text.lower())))
         return _mixed_tokens(text, self.cjk)
 
     def weights(self, text: str) -> Mapping[str, float]:
@@ -124,7 +125,7 @@ def _check_choice(name: str, value: object, allowed: tuple[str, ...]) -> None:
 
 
 def _mixed_tokens(text: str, cjk: CjkMode) -> list[str]:
-    tokens = [w for w in _OTHER_WORD.findall(text.lower()) if w not in ENGLISH]
+    tokens = list(filterfalse(ENGLISH.__contains__, _OTHER_WORD.findall(text.lower())))
     tokens += [run[i : i + 2] for run in _KANA_RUN.findall(text) for i in range(len(run) - 1)]
     if cjk == "bigrams":
         han_runs = _HAN_RUN.findall(text)
@@ -137,7 +138,10 @@ def _mixed_tokens(text: str, cjk: CjkMode) -> list[str]:
     pieces = _HAN_PIECE.findall(text)
     if pieces:
         words = _cut_words()("\n".join(pieces))
-        tokens += [w for w in words if len(w) > 1 and w not in CHINESE and w != "\n"]
+        # Single characters (and the newlines between pieces) carry no weight; C-level
+        # filters, since a long article has thousands of words.
+        longer = compress(words, map((1).__lt__, map(len, words)))
+        tokens += filterfalse(CHINESE.__contains__, longer)
     return tokens
 
 

@@ -103,11 +103,13 @@ class SimHashIndex:
         self._open().record_sentences(hashes, key)
 
     def exact_or_add(self, digest: int, key: str) -> str | None:
-        """Exact look-up for texts too short to fingerprint: the first key, or None if new."""
+        """Exact look-up by the text's ``exact_hash``: the first key, or None if new (and now
+        stored). The only look-up for texts too short to fingerprint; a shortcut for others."""
         return self._open().exact_or_add(operator.index(digest), key)
 
     def exact_owner(self, digest: int) -> str | None:
-        return self._open().exact_owner(digest)
+        """The key stored under ``digest`` by ``exact_or_add``, or None; adds nothing."""
+        return self._open().exact_owner(operator.index(digest))
 
     def discard_exact(self, digest: int, key: str) -> bool:
         """Undo ``exact_or_add`` (its item was dropped later); False if not ``key``'s."""

@@ -212,7 +212,7 @@ class PermutedIndex:
                 self.store.write(fresh)
 
     def exact_or_add(self, digest: int, key: str) -> str | None:
-        """For texts too short for SimHash: the key first stored under ``digest``, else add."""
+        """The key first stored under a text's exact ``digest``, else add ``key``."""
         _check_fingerprint(digest)
         exact_key = self.namespace + b"x" + digest.to_bytes(8, "big")
         with self._exclusive():
