@@ -48,6 +48,7 @@ class SimDedupConfig:
     weighting: str = "tf"
     memory_limit: int = DEFAULT_MAX_KEYS
     sync: bool = False
+    fingerprint_process: bool = True
     redis_url: str = "redis://localhost:6379/0"
     redis_prefix: str | None = None  # default: simdedup:<spider>
     url_mode: str = "adaptive"

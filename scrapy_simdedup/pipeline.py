@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -13,11 +15,12 @@ from scrapy.exceptions import DropItem, NotConfigured
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
-from scrapy_simdedup.errors import StoreError, TextTooShortError
-from scrapy_simdedup.fingerprint.nshash import sentence_hashes
+from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.fingerprint.textprint import exact_hash
+from scrapy_simdedup.fingerprint.worker import Fingerprinted, fingerprinted
+from scrapy_simdedup.helperprocess import FingerprintHelper, HelperStoppedError
 from scrapy_simdedup.index.permuted import Match
 from scrapy_simdedup.itemtext import item_text
 from scrapy_simdedup.signals import content_released, content_verdict
@@ -36,6 +39,8 @@ CLUSTER_FIELD = "simdedup_cluster"
 DISTANCE_FIELD = "simdedup_distance"
 MAX_RELEASABLE = 1_000_000
 """Keys remembered for release when a later pipeline drops their item (see item_dropped)."""
+MAX_PENDING = 64
+"""Texts the helper process may hold; beyond, the crawl's process fingerprints the next one."""
 TEXT_KEY = "text:"  # the key of an item without a key field: its text's exact hash
 
 
@@ -71,6 +76,7 @@ class ContentSeenPipeline:
         self.state = state
         self.index: SimHashIndex | None = None
         self._annotation_warned = False
+        self._helper: FingerprintHelper | None = None
         # Keys stored by this crawl (bounded by MAX_RELEASABLE) -> their text's exact hash.
         self._added: dict[str, int] = {}
 
@@ -94,8 +100,28 @@ class ContentSeenPipeline:
         if self.index is None:
             self.index = self.state.open()
         self._stats.set_value(keys.INDEX_SIZE, len(self.index))
+        self._start_helper()
 
-    def close_spider(self) -> None:
+    def _start_helper(self) -> None:
+        """Fingerprint in a helper process when there is a core to spare and the crawl runs
+        on an asyncio loop (Scrapy's default reactor); else in this process."""
+        if not self.config.fingerprint_process or len(os.sched_getaffinity(0)) < 2:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        assert self.index is not None
+        self._helper = FingerprintHelper(
+            self.index.tokenizer,
+            self.index.seed,
+            max_pending=MAX_PENDING,
+            on_stop=self._helper_stopped,
+        )
+        self._helper.start()
+
+    def close_spider(self) -> Any:
+        """Returns an awaitable when the helper process has to be waited for."""
         if self.index is not None:
             with contextlib.suppress(StoreError):  # already reported when it failed
                 self._stats.set_value(keys.INDEX_SIZE, len(self.index))
@@ -104,8 +130,18 @@ class ContentSeenPipeline:
             self.state.release()
             self.index = None
         logger.info(keys.summary(self._stats))
+        helper, self._helper = self._helper, None
+        return None if helper is None else helper.stop()
+
+    def _helper_stopped(self, reason: str) -> None:
+        logger.warning(
+            "simdedup: the fingerprint helper process stopped: %s; fingerprinting in the "
+            "crawl's process from now on", reason,
+        )  # fmt: skip
 
     def process_item(self, item: Any) -> Any:
+        """The item, or ``NearDuplicateItem``; an awaitable of either when the helper
+        process fingerprints the text (Scrapy awaits it, other items go on meanwhile)."""
         adapter = ItemAdapter(item)
         self._stats.inc_value(keys.CONTENT_CHECKED)
         found = item_text(adapter, self.config.content_fields, self.config.max_text_chars)
@@ -120,21 +156,52 @@ class ContentSeenPipeline:
         try:
             exact = exact_hash(found.text, self.index.seed)
             key = self._key(adapter, exact)
-            original, distance = self._copied(exact, key) or self._seen(found.text, exact, key)
+            copied = self._copied(exact, key)
         except StoreError as exc:
             self._store_failed(exc)
             return item
+        if copied is not None:
+            return self._verdict(adapter, key, *copied)
+        if self._helper is not None and self._helper.ready:
+            return self._decide_later(adapter, found.text, exact, key)
+        return self._decide(adapter, exact, key, self._fingerprinted(found.text))
+
+    async def _decide_later(self, adapter: ItemAdapter, text: str, exact: int, key: str) -> Any:
+        assert self._helper is not None
+        try:
+            done = await self._helper.submit(text)
+            self._stats.inc_value(keys.CONTENT_HELPER_FINGERPRINTS)
+        except HelperStoppedError:  # already logged, once
+            done = self._fingerprinted(text)
+        return self._decide(adapter, exact, key, done)
+
+    def _fingerprinted(self, text: str) -> Fingerprinted:
+        assert self.index is not None
+        return fingerprinted(text, self.index.tokenizer, self.index.seed)
+
+    def _decide(self, adapter: ItemAdapter, exact: int, key: str, done: Fingerprinted) -> Any:
+        if self.index is None or self._failed:  # closed or failed while it was fingerprinted
+            self._stats.inc_value(keys.content_skipped("store_unavailable"))
+            return adapter.item
+        try:
+            original, distance = self._seen(done, exact, key)
+        except StoreError as exc:
+            self._store_failed(exc)
+            return adapter.item
+        return self._verdict(adapter, key, original, distance)
+
+    def _verdict(self, adapter: ItemAdapter, key: str, original: str | None, distance: int) -> Any:
         if not key.startswith(TEXT_KEY):
             self.crawler.signals.send_catch_log(content_verdict, key=key, original=original)
         if original is None or original == key:
             self._annotate(adapter, key, 0)
-            return item
+            return adapter.item
         if self.config.drop:
             self._stats.inc_value(keys.CONTENT_DROPPED)
             raise NearDuplicateItem(key, original, distance)
         self._stats.inc_value(keys.CONTENT_ANNOTATED)
         self._annotate(adapter, original, distance)
-        return item
+        return adapter.item
 
     def item_dropped(self, item: Any, exception: BaseException) -> None:
         """A later pipeline dropped an item this one stored: forget its fingerprint, so it
@@ -176,10 +243,10 @@ class ContentSeenPipeline:
             self._stats.inc_value(keys.CONTENT_EXACT_COPIES)
         return self._counted(owner, key), 0
 
-    def _seen(self, text: str, exact: int, key: str) -> tuple[str | None, int]:
+    def _seen(self, done: Fingerprinted, exact: int, key: str) -> tuple[str | None, int]:
         """(key of the page this one copies, distance), or (None, 0) when it is new."""
         assert self.index is not None
-        fingerprint = self.index.fingerprint_text(text, with_sketch=True)
+        fingerprint, sentences = done.fingerprint, done.sentences
         if fingerprint.simhash is None:
             self._stats.inc_value(keys.CONTENT_EXACT_FALLBACK)
             first = self.index.exact_or_add(exact, key)
@@ -191,7 +258,6 @@ class ContentSeenPipeline:
         if any(match.key == key for match in result.matches):
             return self._counted(key, key), 0
         candidates = result.matches
-        sentences = _sentence_hashes(text, self.index.seed)
         if result.added:
             # SimHash saw nothing within k bits; a reprint still shares its longest
             # sentences (nshash), so the sentence owner gets the same confirmation.
@@ -248,13 +314,6 @@ class ContentSeenPipeline:
     @property
     def _failed(self) -> bool:
         return self.state.failed
-
-
-def _sentence_hashes(text: str, seed: int) -> frozenset[int]:
-    try:
-        return sentence_hashes(text, seed=seed)
-    except TextTooShortError:
-        return frozenset()
 
 
 def _distance_to(stored: Match, fingerprint: int) -> Match:

@@ -18,6 +18,7 @@ CONTENT_REVISITS = "simdedup/content/revisits"
 CONTENT_UNCONFIRMED = "simdedup/content/unconfirmed"
 CONTENT_EXACT_FALLBACK = "simdedup/content/exact_fallback"
 CONTENT_EXACT_COPIES = "simdedup/content/exact_copies"  # found by the text hash alone
+CONTENT_HELPER_FINGERPRINTS = "simdedup/content/helper_fingerprints"  # in the helper process
 CONTENT_TRUNCATED = "simdedup/content/truncated"
 CONTENT_STORE_ERRORS = "simdedup/content/store_errors"
 CONTENT_RELEASED = "simdedup/content/released"  # stored, then dropped by a later pipeline

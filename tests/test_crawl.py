@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import time
@@ -13,6 +14,7 @@ import pytest
 
 from tests.crawls import (
     DEMO,
+    Crawl,
     content_of,
     crawl_command,
     crawl_env,
@@ -33,12 +35,41 @@ def _kept(items: list[dict[str, object]], contents: dict[str, str]) -> Counter[s
     return Counter(contents[str(item["url"])] for item in items)
 
 
-def test_demo_crawl_keeps_one_page_per_content(sites: dict[str, str], tmp_path: Path) -> None:
+TWO_CORES = len(os.sched_getaffinity(0)) > 1
+
+
+@pytest.mark.parametrize("helper", [True, False], ids=["helper-process", "in-process"])
+def test_demo_crawl_keeps_one_page_per_content(
+    sites: dict[str, str], tmp_path: Path, helper: bool
+) -> None:
     crawl = run_crawl(
-        list(sites.values()), tmp_path / "feed.jsonl", "-s", f"SIMDEDUP_DIR={tmp_path}"
-    )
+        list(sites.values()), tmp_path / "feed.jsonl", "-s", f"SIMDEDUP_DIR={tmp_path}",
+        "-s", f"SIMDEDUP_FINGERPRINT_PROCESS={helper}",
+    )  # fmt: skip
     assert crawl.returncode == 0, crawl.log[-3000:]
     assert "ScrapyDeprecationWarning" not in crawl.log
+    by_helper = crawl.simdedup().get("simdedup/content/helper_fingerprints", 0)
+    assert (by_helper > 0) == (helper and TWO_CORES)
+    _assert_one_page_per_content(crawl, sites)
+
+
+def test_a_killed_helper_process_loses_nothing(sites: dict[str, str], tmp_path: Path) -> None:
+    if not TWO_CORES:
+        pytest.skip("one CPU core: the pipeline starts no helper process")
+    crawl = run_crawl(
+        list(sites.values()), tmp_path / "feed.jsonl", "-s", f"SIMDEDUP_DIR={tmp_path}",
+        "-s", 'ITEM_PIPELINES={"scrapy_simdedup.ContentSeenPipeline": 100, '
+        '"tests.killhelper.KillHelper": 200}', "-s", "KILL_HELPER_AFTER=10",
+    )  # fmt: skip
+    assert crawl.returncode == 0, crawl.log[-3000:]
+    assert crawl.log.count("the fingerprint helper process stopped: it exited") == 1
+    # Texts it held when it died, and every later one, were fingerprinted in-process.
+    by_helper = crawl.simdedup()["simdedup/content/helper_fingerprints"]
+    assert 0 < by_helper < crawl.simdedup()["simdedup/content/unique"]
+    _assert_one_page_per_content(crawl, sites)
+
+
+def _assert_one_page_per_content(crawl: Crawl, sites: dict[str, str]) -> None:
     contents = content_of(sites)
     kept = _kept(crawl.items, contents)
     assert set(kept) == set(contents.values())  # no distinct page lost

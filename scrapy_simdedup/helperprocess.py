@@ -1,0 +1,151 @@
+"""The fingerprint helper process, seen from the crawl: texts out, fingerprints back, in order.
+
+Runs on the crawl's asyncio loop (Scrapy's default reactor). The helper is
+``scrapy_simdedup.fingerprint.worker``; when it cannot start, stops, answers garbage or
+falls behind, the caller fingerprints in its own process instead: the helper only ever
+saves time, it never decides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import sys
+from collections.abc import Callable
+
+from scrapy_simdedup.fingerprint.tokens import Tokenizer
+from scrapy_simdedup.fingerprint.worker import LENGTH, Fingerprinted, decode_reply
+
+READ_SIZE = 1 << 16
+STOP_TIMEOUT = 10.0
+"""Seconds the helper may take to finish after its input closes, before it is killed."""
+
+
+class HelperStoppedError(Exception):
+    """The helper process is gone; texts it held are fingerprinted in the crawl's process."""
+
+
+class FingerprintHelper:
+    """One helper process and the texts it has not answered yet."""
+
+    def __init__(
+        self,
+        tokenizer: Tokenizer,
+        seed: int,
+        *,
+        max_pending: int,
+        on_stop: Callable[[str], object],
+    ) -> None:
+        self.tokenizer = tokenizer
+        self.seed = seed
+        self.max_pending = max_pending
+        self._on_stop = on_stop  # called once, with the reason, if it stops before stop()
+        self._closing = False
+        self.stopped: str | None = None  # why, once it has stopped
+        self._process: asyncio.subprocess.Process | None = None
+        self._pending: collections.deque[asyncio.Future[Fingerprinted]] = collections.deque()
+        self._reader: asyncio.Future[None] | None = None
+        self._starting: asyncio.Future[None] | None = None
+
+    def start(self) -> None:
+        """Start the process (on the running loop); until it runs, ``ready`` is False."""
+        self._starting = asyncio.ensure_future(self._start())
+
+    async def _start(self) -> None:
+        try:
+            self._process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "scrapy_simdedup.fingerprint.worker",
+                self.tokenizer.name, str(self.seed),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            )  # fmt: skip
+        except OSError as exc:
+            self._fail(f"it could not start ({exc})")
+            return
+        self._reader = asyncio.ensure_future(self._read_replies())
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    @property
+    def ready(self) -> bool:
+        """Running, and not so far behind that the crawl's process should do the work."""
+        return (
+            self.stopped is None
+            and self._process is not None
+            and len(self._pending) < self.max_pending
+        )
+
+    def submit(self, text: str) -> asyncio.Future[Fingerprinted]:
+        """The fingerprints of ``text``, later; fails with ``HelperStoppedError``."""
+        assert self._process is not None and self._process.stdin is not None
+        data = text.encode("utf-8", "surrogatepass")
+        future: asyncio.Future[Fingerprinted] = asyncio.get_running_loop().create_future()
+        self._pending.append(future)
+        self._process.stdin.write(LENGTH.pack(len(data)) + data)
+        return future
+
+    async def _read_replies(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        replies = self._process.stdout
+        buffer = bytearray()
+        try:
+            while chunk := await replies.read(READ_SIZE):
+                buffer += chunk
+                self._answer(buffer)
+            self._fail("it exited" if not buffer else "it exited in the middle of a reply")
+        except ValueError as exc:
+            self._fail(f"it answered wrongly ({exc})")
+            self._kill()
+
+    def _answer(self, buffer: bytearray) -> None:
+        """Resolve the requests whose replies are complete in ``buffer``; consume them."""
+        at = 0
+        while len(buffer) - at >= LENGTH.size:
+            (size,) = LENGTH.unpack_from(buffer, at)
+            end = at + LENGTH.size + size
+            if end > len(buffer):
+                break
+            reply = decode_reply(bytes(buffer[at + LENGTH.size : end]))
+            if not self._pending:
+                raise ValueError("a reply to no request")
+            future = self._pending.popleft()
+            if not future.done():
+                future.set_result(reply)
+            at = end
+        del buffer[:at]
+
+    def _fail(self, reason: str) -> None:
+        if self.stopped is None:
+            self.stopped = reason
+            if not self._closing:
+                self._on_stop(reason)
+        while self._pending:
+            future = self._pending.popleft()
+            if not future.done():
+                future.set_exception(HelperStoppedError(reason))
+
+    def _kill(self) -> None:
+        if self._process is not None and self._process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self._process.kill()
+
+    async def stop(self) -> None:
+        """Close its input and wait for it to exit (killed after ``STOP_TIMEOUT``)."""
+        self._closing = True
+        if self._starting is not None:
+            await self._starting
+        process = self._process
+        if process is None:
+            return
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), STOP_TIMEOUT)
+        except asyncio.TimeoutError:
+            self._kill()
+            await process.wait()
+        if self._reader is not None:
+            await self._reader
+        self._fail("the crawl closed")
