@@ -12,8 +12,10 @@ The site is generated on 127.0.0.1: every document of the benchmark corpora (Pyt
 Reference topics and Chinese news) on an original host, all of them again on a mirror, and
 half on a partial mirror: several thousand pages. Each round crawls it once with plain
 Scrapy (no pipeline, no middleware), once with the pipeline (a fresh LevelDB folder) and
-once with the pipeline and SIMDEDUP_CJK = "bigrams", in turn; pages/s is
-response_received_count / elapsed_time_seconds from Scrapy's own stats.
+once with the pipeline fingerprinting in the crawl's own process, in turn; then the
+original host alone (every page new, so no copy is found by its text hash) with plain
+Scrapy and with the pipeline. pages/s is response_received_count / elapsed_time_seconds
+from Scrapy's own stats.
 """
 
 from __future__ import annotations
@@ -89,30 +91,44 @@ def main() -> None:
 def pipeline_cost(rounds: int) -> None:
     sites = generated_sites()
     pages = sum(len(p) for p in sites.values())
-    plain: list[float] = []
-    dedup: list[float] = []
-    bigrams: list[float] = []
+    rates: dict[str, list[float]] = {name: [] for name in ("plain", "helper", "inproc")}
+    fresh: dict[str, list[float]] = {"plain": [], "helper": []}
     with serve_sites(sites) as served, tempfile.TemporaryDirectory() as folder:
         urls = list(served.values())
-        print(f"ContentSeenPipeline: {pages:,} pages on {len(sites)} hosts; {rounds} rounds\n")
-        print(f"{'round':>5} {'plain':>8} {'pipeline':>9} {'bigrams':>8} {'dropped':>8}  (pages/s)")
+        print(f"ContentSeenPipeline: {pages:,} pages on {len(sites)} hosts; {rounds} rounds")
+        print("(the same site's original host alone: every page new, nothing to drop)\n")
+        print(f"{'round':>5} {'plain':>7} {'pipeline':>9} {'in-process':>11} {'dropped':>8}"
+              f"   {'new: plain':>10} {'pipeline':>9}  (pages/s)")  # fmt: skip
         for n in range(rounds):
-            plain.append(pages_per_second(crawl(urls, PLAIN)))
+            rates["plain"].append(pages_per_second(crawl(urls, PLAIN)))
             stats = crawl(urls, ["-s", f"SIMDEDUP_DIR={folder}/{n}", *NO_URL_CHECKS])
-            dedup.append(pages_per_second(stats))
-            dropped = stats.get("simdedup/content/dropped", 0)
-            fast = ["-s", f"SIMDEDUP_DIR={folder}/b{n}", "-s", "SIMDEDUP_CJK=bigrams"]
-            bigrams.append(pages_per_second(crawl(urls, [*fast, *NO_URL_CHECKS])))
+            rates["helper"].append(pages_per_second(stats))
+            alone = [
+                "-s",
+                f"SIMDEDUP_DIR={folder}/i{n}",
+                "-s",
+                "SIMDEDUP_FINGERPRINT_PROCESS=False",
+            ]
+            rates["inproc"].append(pages_per_second(crawl(urls, [*alone, *NO_URL_CHECKS])))
+            original = [served["original"]]
+            fresh["plain"].append(pages_per_second(crawl(original, PLAIN)))
+            only_new = ["-s", f"SIMDEDUP_DIR={folder}/n{n}", *NO_URL_CHECKS]
+            fresh["helper"].append(pages_per_second(crawl(original, only_new)))
             print(
-                f"{n + 1:>5} {plain[-1]:>8,.0f} {dedup[-1]:>9,.0f} {bigrams[-1]:>8,.0f} "
-                f"{dropped:>8,}",
+                f"{n + 1:>5} {rates['plain'][-1]:>7,.0f} {rates['helper'][-1]:>9,.0f} "
+                f"{rates['inproc'][-1]:>11,.0f} {stats.get('simdedup/content/dropped', 0):>8,}"
+                f"   {fresh['plain'][-1]:>10,.0f} {fresh['helper'][-1]:>9,.0f}",
                 flush=True,
             )
-    base = statistics.median(plain)
+    base = statistics.median(rates["plain"])
     print(f"\nmedian: plain Scrapy {base:,.0f} pages/s")
-    for label, rates in (("pipeline (jieba)", dedup), ("pipeline (CJK bigrams)", bigrams)):
-        ratio = statistics.median(rates) / base
-        print(f"{label}: {statistics.median(rates):,.0f} pages/s, {1 - ratio:.1%} cost")
+    for label, measured, baseline in (
+        ("pipeline", rates["helper"], base),
+        ("pipeline, SIMDEDUP_FINGERPRINT_PROCESS=False", rates["inproc"], base),
+        ("every page new: pipeline", fresh["helper"], statistics.median(fresh["plain"])),
+    ):
+        rate = statistics.median(measured)
+        print(f"{label}: {rate:,.0f} pages/s, {1 - rate / baseline:.1%} cost")
 
 
 def middleware_cost(rounds: int) -> None:

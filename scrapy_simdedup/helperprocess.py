@@ -12,11 +12,12 @@ import asyncio
 import collections
 import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.fingerprint.worker import LENGTH, Fingerprinted, decode_reply
 
+WORKER_MODULE = "scrapy_simdedup.fingerprint.worker"
 READ_SIZE = 1 << 16
 STOP_TIMEOUT = 10.0
 """Seconds the helper may take to finish after its input closes, before it is killed."""
@@ -27,7 +28,11 @@ class HelperStoppedError(Exception):
 
 
 class FingerprintHelper:
-    """One helper process and the texts it has not answered yet."""
+    """One helper process and the texts it has not answered yet.
+
+    ``command`` runs the worker (default: this interpreter, ``-m`` the worker module); the
+    tokenizer's name and the seed are appended to it.
+    """
 
     def __init__(
         self,
@@ -36,9 +41,11 @@ class FingerprintHelper:
         *,
         max_pending: int,
         on_stop: Callable[[str], object],
+        command: Sequence[str] | None = None,
     ) -> None:
         self.tokenizer = tokenizer
         self.seed = seed
+        self.command = list(command or [sys.executable, "-m", WORKER_MODULE])
         self.max_pending = max_pending
         self._on_stop = on_stop  # called once, with the reason, if it stops before stop()
         self._closing = False
@@ -55,9 +62,10 @@ class FingerprintHelper:
     async def _start(self) -> None:
         try:
             self._process = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "scrapy_simdedup.fingerprint.worker",
-                self.tokenizer.name, str(self.seed),
+                *self.command, self.tokenizer.name, str(self.seed),
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                # Its own session: Ctrl-C in the terminal is the crawl's to handle.
+                start_new_session=True,
             )  # fmt: skip
         except OSError as exc:
             self._fail(f"it could not start ({exc})")
@@ -134,6 +142,8 @@ class FingerprintHelper:
     async def stop(self) -> None:
         """Close its input and wait for it to exit (killed after ``STOP_TIMEOUT``)."""
         self._closing = True
+        if self.stopped is None:
+            self.stopped = "the crawl closed"
         if self._starting is not None:
             await self._starting
         process = self._process
@@ -148,4 +158,4 @@ class FingerprintHelper:
             await process.wait()
         if self._reader is not None:
             await self._reader
-        self._fail("the crawl closed")
+        self._fail(self.stopped)

@@ -101,3 +101,27 @@ def content_of(urls: dict[str, str]) -> dict[str, str]:
         for site, url in urls.items()
         for path, page in sites[site].items()
     }
+
+
+def helper_pids(parent: int) -> list[int]:
+    """The fingerprint helper processes whose parent is ``parent`` (read from /proc)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            stat = (proc / "stat").read_text()
+            command = (proc / "cmdline").read_bytes()
+        except OSError:  # not a process, or gone meanwhile
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == parent and b"scrapy_simdedup.fingerprint.worker" in command:
+            found.append(int(proc.name))
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting for its reaper is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

@@ -26,8 +26,10 @@ from tests.crawls import (
     crawl_command,
     crawl_env,
     feed_lines,
+    helper_pids,
     parse,
     run_crawl,
+    running,
     serve_sites,
 )
 
@@ -103,9 +105,16 @@ def test_kill_9_then_resume_loses_no_page(sites: dict[str, str], tmp_path: Path)
     starts = list(sites.values())
     first = _start(starts, feed, *args)
     _wait_for_items(feed, 20)
+    helpers = helper_pids(first.pid)
+    assert len(helpers) == (len(os.sched_getaffinity(0)) > 1)
     first.kill()  # SIGKILL: no close, no flush of Scrapy's or our state
     first.communicate(timeout=60)
     killed_at = feed_lines(feed)
+    # Its input closed with the crawl, the fingerprint helper exits by itself.
+    deadline = time.monotonic() + 30
+    while any(map(running, helpers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(running, helpers))
 
     resumed = run_crawl(starts, feed, *args)
     assert resumed.returncode == 0, resumed.log[-3000:]

@@ -1,0 +1,129 @@
+"""The fingerprint helper: its wire format, the worker process, and the crawl-side client."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks.corpora import chinese_articles, english_articles
+from scrapy_simdedup.fingerprint.tokens import Tokenizer
+from scrapy_simdedup.fingerprint.worker import (
+    LENGTH,
+    Fingerprinted,
+    decode_reply,
+    encode_reply,
+    fingerprinted,
+)
+from scrapy_simdedup.helperprocess import FingerprintHelper, HelperStoppedError
+
+TEXTS = [
+    english_articles(3000)[0],
+    chinese_articles()[0],
+    "",
+    "Page not found",
+    "lone \ud800 surrogate and NUL \x00 " * 40,
+    "日本語のテキスト、カタカナ。" * 30,
+]
+TOKENIZER = Tokenizer()
+SEED = 4242
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_a_reply_reads_back_as_it_was_written(text: str) -> None:
+    done = fingerprinted(text, TOKENIZER, SEED)
+    assert decode_reply(encode_reply(done)) == done
+
+
+@pytest.mark.parametrize("cut", [0, 10, 280, -1])
+def test_a_cut_or_padded_reply_is_refused(cut: int) -> None:
+    raw = encode_reply(fingerprinted(TEXTS[0], TOKENIZER, SEED))
+    with pytest.raises(ValueError, match="reply"):
+        decode_reply(raw[:cut] if cut >= 0 else raw + b"\x00")
+
+
+def test_the_worker_process_answers_as_this_process_would() -> None:
+    command = [sys.executable, "-m", "scrapy_simdedup.fingerprint.worker", TOKENIZER.name, "4242"]
+    replies = []
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as worker:
+        assert worker.stdin is not None and worker.stdout is not None
+        for n, text in enumerate(TEXTS):
+            data = text.encode("utf-8", "surrogatepass")
+            worker.stdin.write(LENGTH.pack(len(data)) + data)
+            worker.stdin.flush()
+            (size,) = LENGTH.unpack(worker.stdout.read(LENGTH.size))
+            replies.append(decode_reply(worker.stdout.read(size)))
+            if n == 0:  # Ctrl-C reaches a helper too; the crawl decides when it ends
+                worker.send_signal(signal.SIGINT)
+        worker.stdin.close()  # its input ends: it exits
+        assert worker.wait(timeout=60) == 0
+    assert replies == [fingerprinted(text, TOKENIZER, SEED) for text in TEXTS]
+
+
+def _helper(stops: list[str], command: list[str] | None = None) -> FingerprintHelper:
+    return FingerprintHelper(TOKENIZER, SEED, max_pending=3, on_stop=stops.append, command=command)
+
+
+def test_the_helper_answers_in_order_and_stops_quietly() -> None:
+    stops: list[str] = []
+
+    async def run() -> list[Fingerprinted]:
+        helper = _helper(stops)
+        helper.start()
+        while not helper.ready:
+            await asyncio.sleep(0.01)
+        futures = [helper.submit(text) for text in TEXTS[:3]]
+        assert not helper.ready  # three texts held: the caller does the fourth itself
+        answers = list(await asyncio.gather(*futures))
+        assert helper.ready
+        await helper.stop()
+        assert helper.stopped == "the crawl closed" and not helper.ready
+        return answers
+
+    assert asyncio.run(run()) == [fingerprinted(text, TOKENIZER, SEED) for text in TEXTS[:3]]
+    assert stops == []  # stop() asked for it: nothing to report
+
+
+@pytest.mark.parametrize(
+    ("script", "reason"),
+    [
+        ("import sys; sys.stdin.buffer.read(4)", "it exited"),
+        ("import sys; sys.stdout.buffer.write(b'\\x05\\x00\\x00\\x00hello'); "
+         "sys.stdout.flush(); sys.stdin.read()", "it answered wrongly"),
+    ],
+    ids=["exits", "garbage"],
+)  # fmt: skip
+def test_a_helper_that_fails_fails_its_texts_and_reports_once(script: str, reason: str) -> None:
+    stops: list[str] = []
+
+    async def run() -> None:
+        helper = _helper(stops, [sys.executable, "-c", script])
+        helper.start()
+        while not helper.ready:
+            await asyncio.sleep(0.01)
+        waiting = helper.submit(TEXTS[0])
+        with pytest.raises(HelperStoppedError):
+            await asyncio.wait_for(waiting, 60)
+        assert not helper.ready
+        await helper.stop()
+
+    asyncio.run(run())
+    assert len(stops) == 1 and stops[0].startswith(reason)
+
+
+def test_a_helper_that_cannot_start_reports_why() -> None:
+    stops: list[str] = []
+
+    async def run() -> None:
+        helper = _helper(stops, ["/nonexistent/python"])
+        helper.start()
+        while helper.stopped is None:
+            await asyncio.sleep(0.01)
+        await helper.stop()
+        assert not helper.ready
+
+    asyncio.run(run())
+    assert len(stops) == 1 and stops[0].startswith("it could not start")
