@@ -24,6 +24,7 @@ def test_values_are_read_with_their_types() -> None:
             "SIMDEDUP_CONTENT_FIELDS": "body,headline",
             "SIMDEDUP_CONFIRM_SIMILARITY": "0.5",
             "SIMDEDUP_DIR": "~/dedup",
+            "SIMDEDUP_FINGERPRINT_PROCESS": "0",
         })
     )  # fmt: skip
     assert config.content_max_distance == 4
@@ -31,6 +32,7 @@ def test_values_are_read_with_their_types() -> None:
     assert config.content_fields == ("body", "headline")
     assert config.confirm_similarity == 0.5
     assert config.dir == "~/dedup"
+    assert config.fingerprint_process is False
 
 
 @pytest.mark.parametrize(
