@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.fingerprint.worker import LENGTH, Fingerprinted, decode_reply
@@ -62,7 +64,7 @@ class FingerprintHelper:
     async def _start(self) -> None:
         try:
             self._process = await asyncio.create_subprocess_exec(
-                *self.command, self.tokenizer.name, str(self.seed),
+                *self.command, self.tokenizer.name, str(self.seed), env=_environment(),
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 # Its own session: Ctrl-C in the terminal is the crawl's to handle.
                 start_new_session=True,
@@ -159,3 +161,17 @@ class FingerprintHelper:
         if self._reader is not None:
             await self._reader
         self._fail(self.stopped)
+
+
+def cores_available() -> int:
+    """CPU cores this process may run on (its affinity where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _environment() -> dict[str, str]:
+    """This environment, with this package importable however the crawl found it."""
+    root = str(Path(__file__).resolve().parent.parent)
+    paths = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +19,11 @@ from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.fingerprint.worker import Fingerprinted, fingerprinted
-from scrapy_simdedup.helperprocess import FingerprintHelper, HelperStoppedError
+from scrapy_simdedup.helperprocess import (
+    FingerprintHelper,
+    HelperStoppedError,
+    cores_available,
+)
 from scrapy_simdedup.index.permuted import Match
 from scrapy_simdedup.itemtext import item_text
 from scrapy_simdedup.signals import content_released, content_verdict
@@ -105,7 +108,7 @@ class ContentSeenPipeline:
     def _start_helper(self) -> None:
         """Fingerprint in a helper process when there is a core to spare and the crawl runs
         on an asyncio loop (Scrapy's default reactor); else in this process."""
-        if not self.config.fingerprint_process or len(os.sched_getaffinity(0)) < 2:
+        if not self.config.fingerprint_process or cores_available() < 2:
             return
         try:
             asyncio.get_running_loop()

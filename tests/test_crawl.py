@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from scrapy_simdedup.helperprocess import cores_available
 from tests.crawls import (
     DEMO,
     Crawl,
@@ -35,7 +35,7 @@ def _kept(items: list[dict[str, object]], contents: dict[str, str]) -> Counter[s
     return Counter(contents[str(item["url"])] for item in items)
 
 
-TWO_CORES = len(os.sched_getaffinity(0)) > 1
+TWO_CORES = cores_available() > 1
 
 
 @pytest.mark.parametrize("helper", [True, False], ids=["helper-process", "in-process"])
