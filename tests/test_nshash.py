@@ -19,6 +19,11 @@ def test_longest_sentences_split_on_chinese_and_latin_ends() -> None:
     ]
 
 
+def test_sentences_of_equal_length_keep_their_order() -> None:
+    text = "first of ten. second sentence here. third of ten. fourth of 10."
+    assert longest_sentences(text, 3) == ["second sentence here", "first of ten", "third of ten"]
+
+
 def test_reprints_join_the_original_group_and_distinct_articles_do_not() -> None:
     groups = SentenceGroups()
     originals = [groups.group(sentence_hashes(a)) for a in ARTICLES]

@@ -31,8 +31,7 @@ def longest_sentences(text: str, n: int = 5) -> list[str]:
     # one pass over the text, gives each sentence what collapsing it alone would.
     parts = _SENTENCE_END.split(_INLINE_SPACE.sub(" ", text))
     kept = [s for s in map(str.strip, parts) if len(s) >= MIN_SENTENCE_CHARS]
-    ranked = sorted(enumerate(kept), key=lambda item: (-len(item[1]), item[0]))
-    return [sentence for _, sentence in ranked[:n]]
+    return sorted(kept, key=len, reverse=True)[:n]  # stable: ties keep their order
 
 
 def sentence_hashes(text: str, *, n: int = 5, seed: int = DEFAULT_SEED) -> frozenset[int]:
