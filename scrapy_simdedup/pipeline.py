@@ -263,10 +263,10 @@ class ContentSeenPipeline:
         candidates = result.matches
         if result.added:
             # SimHash saw nothing within k bits; a reprint still shares its longest
-            # sentences (nshash), so the sentence owner gets the same confirmation.
-            owner = self.index.sentence_owner(sentences)
-            stored = self.index.document(owner) if owner and owner != key else None
-            candidates = [] if stored is None else [_distance_to(stored, fingerprint.simhash)]
+            # sentences (nshash), so their owners get the same confirmation.
+            owners = [owner for owner in self.index.sentence_owners(sentences) if owner != key]
+            stored = [doc for owner in owners if (doc := self.index.document(owner)) is not None]
+            candidates = [_distance_to(doc, fingerprint.simhash) for doc in stored]
         copied = next((m for m in candidates if self._confirmed(fingerprint, m)), None)
         if copied is not None:
             if result.added:

@@ -78,6 +78,18 @@ def test_add_query_or_add_and_replace(kind: str, tmp_path: Path) -> None:
         assert index.verify().consistent
 
 
+def test_sentence_owners_are_every_first_owner_once(kind: str, tmp_path: Path) -> None:
+    with open_index(index_location(kind, tmp_path)) as index:
+        index.record_sentences([5, 9], "https://a.example/other")
+        index.record_sentences([5, 7, 8], "https://a.example/story")  # 5 is taken
+        assert index.sentence_owners([9, 8, 7, 5, 1]) == [
+            "https://a.example/other",  # 5
+            "https://a.example/story",  # 7 and 8
+        ]
+        assert index.sentence_owner([8, 9]) == "https://a.example/story"
+        assert index.sentence_owners([1, 2]) == [] and index.sentence_owner([1]) is None
+
+
 def test_companion_index_shares_the_store_not_the_entries(kind: str, tmp_path: Path) -> None:
     with open_index(index_location(kind, tmp_path)) as index:
         urls = index.companion(b"u", max_distance=2)

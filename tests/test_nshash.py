@@ -24,6 +24,11 @@ def test_sentences_of_equal_length_keep_their_order() -> None:
     assert longest_sentences(text, 3) == ["second sentence here", "first of ten", "third of ten"]
 
 
+def test_table_borders_and_rules_are_not_sentences() -> None:
+    text = "+" + "-" * 60 + "+\n|" + "=" * 60 + "|\nA sentence with words in it.\n" + "=== 12 ==="
+    assert longest_sentences(text) == ["A sentence with words in it"]
+
+
 def test_reprints_join_the_original_group_and_distinct_articles_do_not() -> None:
     groups = SentenceGroups()
     originals = [groups.group(sentence_hashes(a)) for a in ARTICLES]

@@ -13,6 +13,8 @@ from scrapy.utils.test import get_crawler
 
 from benchmarks.corpora import chinese_articles, english_articles
 from scrapy_simdedup.errors import StoreError
+from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
+from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
 from tests.components import NewsSpider, opened_pipeline, simdedup_stats
 
@@ -104,6 +106,28 @@ def test_a_page_with_its_own_stored_fingerprint_is_judged_by_it() -> None:
         stats = simdedup_stats(pipeline)
         assert stats["simdedup/content/revisits"] == 1
         assert "simdedup/content/exact_copies" not in stats
+
+
+def test_a_copy_far_in_simhash_is_found_by_its_prose_sentences(tmp_path: Path) -> None:
+    # Both docs pages' longest lines are the same table borders. An edited copy of one,
+    # when its SimHash lands over k bits away, must still meet it through its sentences.
+    from pydoc_data.topics import topics
+
+    other, original = topics["typesseq"], topics["typesseq-mutable"]
+    copy = original.replace(" the ", " this ", 1) + "\n\nNote from the mirror team."
+    seed = next(s for s in range(5000) if _far(original, copy, s))
+    open_index(tmp_path / NewsSpider.name, seed=seed).close()
+    settings = {"SIMDEDUP_STORE": "leveldb", "SIMDEDUP_DIR": str(tmp_path)}
+    with opened_pipeline(settings) as pipeline:
+        pipeline.process_item({"url": "https://a.example/typesseq", "text": other})
+        pipeline.process_item({"url": "https://a.example/mutable", "text": original})
+        with pytest.raises(NearDuplicateItem) as info:
+            pipeline.process_item({"url": "https://b.example/mutable", "text": copy})
+        assert info.value.original == "https://a.example/mutable"
+
+
+def _far(original: str, copy: str, seed: int) -> bool:
+    return hamming_distance(simhash(original, seed=seed), simhash(copy, seed=seed)) > 3
 
 
 def test_html_fields_are_reduced_to_text() -> None:

@@ -6,14 +6,15 @@ new title, an editor line or a few changed characters. A document's fingerprint 
 that share any hash the same group id, first come first served.
 
 Sentences end at 。！？.!? and newlines; whitespace inside a sentence is collapsed before
-hashing. Sentences shorter than ``MIN_SENTENCE_CHARS`` are ignored: "Home." or "更多。"
-would otherwise group every page of a site.
+hashing. Sentences with fewer than ``MIN_SENTENCE_CHARS`` letters or digits are ignored:
+"Home.", "更多。" or a table's border would otherwise group every page of a site.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import islice
 
 import mmh3
 
@@ -31,7 +32,14 @@ def longest_sentences(text: str, n: int = 5) -> list[str]:
     # one pass over the text, gives each sentence what collapsing it alone would.
     parts = _SENTENCE_END.split(_INLINE_SPACE.sub(" ", text))
     kept = [s for s in map(str.strip, parts) if len(s) >= MIN_SENTENCE_CHARS]
-    return sorted(kept, key=len, reverse=True)[:n]  # stable: ties keep their order
+    ranked = sorted(kept, key=len, reverse=True)  # stable: ties keep their order
+    return list(islice(filter(_is_prose, ranked), n))
+
+
+def _is_prose(sentence: str) -> bool:
+    """At least ``MIN_SENTENCE_CHARS`` letters or digits: a table border ("+----+") or a
+    rule of "=" is no sentence, and is the same on every page that has a table."""
+    return sum(map(str.isalnum, sentence)) >= MIN_SENTENCE_CHARS
 
 
 def sentence_hashes(text: str, *, n: int = 5, seed: int = DEFAULT_SEED) -> frozenset[int]:

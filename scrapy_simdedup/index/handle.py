@@ -98,6 +98,10 @@ class SimHashIndex:
         """nshash look-up: the first document recorded under any of ``hashes``."""
         return self._open().sentence_owner(hashes)
 
+    def sentence_owners(self, hashes: Iterable[int]) -> list[str]:
+        """nshash look-up: every document recorded under one of ``hashes``, once each."""
+        return self._open().sentence_owners(hashes)
+
     def record_sentences(self, hashes: Iterable[int], key: str) -> None:
         """nshash: record ``key`` under those of ``hashes`` that no document owns yet."""
         self._open().record_sentences(hashes, key)

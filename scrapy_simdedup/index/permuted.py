@@ -193,11 +193,19 @@ class PermutedIndex:
 
     def sentence_owner(self, hashes: Iterable[int]) -> str | None:
         """The key recorded first under any of these sentence hashes (nshash), or None."""
+        owners = self.sentence_owners(hashes)
+        return owners[0] if owners else None
+
+    def sentence_owners(self, hashes: Iterable[int]) -> list[str]:
+        """Every key recorded under one of these sentence hashes, once each, in hash order:
+        a page can share one long sentence (a table border, a licence line) with another
+        page and the rest with the page it copies."""
+        owners: dict[str, None] = {}
         for digest in sorted(hashes):
             owner = self.store.get(self.namespace + b"s" + digest.to_bytes(8, "big"))
             if owner is not None:
-                return _text(owner)
-        return None
+                owners[_text(owner)] = None
+        return list(owners)
 
     def record_sentences(self, hashes: Iterable[int], key: str) -> None:
         """Record ``key`` under each sentence hash not yet owned by another document."""
