@@ -69,6 +69,10 @@ class ContentSeenPipeline:
     own key is a re-visit, never a duplicate. With ``SIMDEDUP_DROP = False`` every item is
     kept and gets ``simdedup_cluster`` (the first page's key) and ``simdedup_distance``.
 
+    A text a stored page already has (whitespace aside) is a copy found by one read. New
+    texts are fingerprinted in a helper process when a core is free
+    (``SIMDEDUP_FINGERPRINT_PROCESS``); this process looks up and decides.
+
     Counts everything under ``simdedup/content/...``; logs one INFO summary at close. A
     store that fails closes the spider (reason ``simdedup_store_error``) after one ERROR.
     """
