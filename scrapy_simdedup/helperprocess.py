@@ -50,7 +50,6 @@ class FingerprintHelper:
         self.command = list(command or [sys.executable, "-m", WORKER_MODULE])
         self.max_pending = max_pending
         self._on_stop = on_stop  # called once, with the reason, if it stops before stop()
-        self._closing = False
         self.stopped: str | None = None  # why, once it has stopped
         self._process: asyncio.subprocess.Process | None = None
         self._pending: collections.deque[asyncio.Future[Fingerprinted]] = collections.deque()
@@ -129,8 +128,7 @@ class FingerprintHelper:
     def _fail(self, reason: str) -> None:
         if self.stopped is None:
             self.stopped = reason
-            if not self._closing:
-                self._on_stop(reason)
+            self._on_stop(reason)  # stop() sets ``stopped`` first: no report then
         while self._pending:
             future = self._pending.popleft()
             if not future.done():
@@ -143,7 +141,6 @@ class FingerprintHelper:
 
     async def stop(self) -> None:
         """Close its input and wait for it to exit (killed after ``STOP_TIMEOUT``)."""
-        self._closing = True
         if self.stopped is None:
             self.stopped = "the crawl closed"
         if self._starting is not None:

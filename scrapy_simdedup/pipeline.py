@@ -171,7 +171,7 @@ class ContentSeenPipeline:
             return self._verdict(adapter, key, *copied)
         if self._helper is not None and self._helper.ready:
             return self._decide_later(adapter, found.text, exact, key)
-        return self._decide(adapter, exact, key, self._fingerprinted(found.text))
+        return self._decide(adapter, exact, key, self._fingerprinted(found.text, exact))
 
     async def _decide_later(self, adapter: ItemAdapter, text: str, exact: int, key: str) -> Any:
         assert self._helper is not None
@@ -179,12 +179,12 @@ class ContentSeenPipeline:
             done = await self._helper.submit(text)
             self._stats.inc_value(keys.CONTENT_HELPER_FINGERPRINTS)
         except HelperStoppedError:  # already logged, once
-            done = self._fingerprinted(text)
+            done = self._fingerprinted(text, exact)
         return self._decide(adapter, exact, key, done)
 
-    def _fingerprinted(self, text: str) -> Fingerprinted:
+    def _fingerprinted(self, text: str, exact: int) -> Fingerprinted:
         assert self.index is not None
-        return fingerprinted(text, self.index.tokenizer, self.index.seed)
+        return fingerprinted(text, self.index.tokenizer, self.index.seed, exact=exact)
 
     def _decide(self, adapter: ItemAdapter, exact: int, key: str, done: Fingerprinted) -> Any:
         if self.index is None or self._failed:  # closed or failed while it was fingerprinted

@@ -50,9 +50,14 @@ def fingerprint_text(
     tokenizer: Tokenizer = DEFAULT_TOKENIZER,
     seed: int = DEFAULT_SEED,
     with_sketch: bool = False,
+    exact: int | None = None,
 ) -> TextFingerprint:
-    """Fingerprint any ``str`` (empty, NULs, lone surrogates included) without raising."""
-    exact = exact_hash(text, seed)
+    """Fingerprint any ``str`` (empty, NULs, lone surrogates included) without raising.
+
+    ``exact``: the text's ``exact_hash`` under ``seed``, when the caller already made it.
+    """
+    if exact is None:
+        exact = exact_hash(text, seed)
     if not with_sketch:
         weights = tokenizer.weights(text)
         fingerprint = simhash_weights(weights, seed=seed) if len(weights) >= MIN_FEATURES else None

@@ -40,9 +40,13 @@ class Fingerprinted:
     sentences: frozenset[int]
 
 
-def fingerprinted(text: str, tokenizer: Tokenizer, seed: int) -> Fingerprinted:
-    """The work itself, the same in either process."""
-    fingerprint = fingerprint_text(text, tokenizer=tokenizer, seed=seed, with_sketch=True)
+def fingerprinted(
+    text: str, tokenizer: Tokenizer, seed: int, *, exact: int | None = None
+) -> Fingerprinted:
+    """The work itself, the same in either process (``exact``: see ``fingerprint_text``)."""
+    fingerprint = fingerprint_text(
+        text, tokenizer=tokenizer, seed=seed, with_sketch=True, exact=exact
+    )
     try:
         sentences = sentence_hashes(text, seed=seed)
     except TextTooShortError:
@@ -52,11 +56,11 @@ def fingerprinted(text: str, tokenizer: Tokenizer, seed: int) -> Fingerprinted:
 
 def encode_reply(done: Fingerprinted) -> bytes:
     fingerprint = done.fingerprint
-    simhash = fingerprint.simhash
-    sketch = fingerprint.sketch.to_bytes() if fingerprint.sketch else b"\xff" * SKETCH_BYTES
+    simhash, sketch = fingerprint.simhash, fingerprint.sketch
+    assert sketch is not None, "fingerprinted() always asks for the sketch"
     head = _HEAD.pack(simhash is not None, simhash or 0, fingerprint.exact, fingerprint.features)
     hashes = b"".join(_HASH.pack(h) for h in sorted(done.sentences))
-    return head + sketch + _SENTENCES.pack(len(done.sentences)) + hashes
+    return head + sketch.to_bytes() + _SENTENCES.pack(len(done.sentences)) + hashes
 
 
 def decode_reply(raw: bytes) -> Fingerprinted:
