@@ -23,6 +23,9 @@ WORKER_MODULE = "scrapy_simdedup.fingerprint.worker"
 READ_SIZE = 1 << 16
 STOP_TIMEOUT = 10.0
 """Seconds the helper may take to finish after its input closes, before it is killed."""
+REPLY_TIMEOUT = 30.0
+"""Seconds the oldest text may wait for its reply. A fingerprint takes milliseconds (the
+largest text allowed, seconds); a helper this late is stuck, and is treated as dead."""
 
 
 class HelperStoppedError(Exception):
@@ -44,17 +47,20 @@ class FingerprintHelper:
         max_pending: int,
         on_stop: Callable[[str], object],
         command: Sequence[str] | None = None,
+        reply_timeout: float = REPLY_TIMEOUT,
     ) -> None:
         self.tokenizer = tokenizer
         self.seed = seed
         self.command = list(command or [sys.executable, "-m", WORKER_MODULE])
         self.max_pending = max_pending
+        self.reply_timeout = reply_timeout
         self._on_stop = on_stop  # called once, with the reason, if it stops before stop()
         self.stopped: str | None = None  # why, once it has stopped
         self._process: asyncio.subprocess.Process | None = None
         self._pending: collections.deque[asyncio.Future[Fingerprinted]] = collections.deque()
         self._reader: asyncio.Future[None] | None = None
         self._starting: asyncio.Future[None] | None = None
+        self._overdue: asyncio.TimerHandle | None = None  # fires when the oldest reply is late
 
     def start(self) -> None:
         """Start the process (on the running loop); until it runs, ``ready`` is False."""
@@ -87,13 +93,34 @@ class FingerprintHelper:
         )
 
     def submit(self, text: str) -> asyncio.Future[Fingerprinted]:
-        """The fingerprints of ``text``, later; fails with ``HelperStoppedError``."""
-        assert self._process is not None and self._process.stdin is not None
-        data = text.encode("utf-8", "surrogatepass")
+        """The fingerprints of ``text``, later; fails with ``HelperStoppedError`` when the
+        helper has stopped (also before this call: a caller may have seen it ``ready`` an
+        instant before it failed), or when it does not answer within ``reply_timeout``."""
         future: asyncio.Future[Fingerprinted] = asyncio.get_running_loop().create_future()
+        process = self._process
+        if self.stopped is not None or process is None or process.stdin is None:
+            future.set_exception(HelperStoppedError(self.stopped or "it has not started"))
+            return future
+        data = text.encode("utf-8", "surrogatepass")
         self._pending.append(future)
-        self._process.stdin.write(LENGTH.pack(len(data)) + data)
+        if len(self._pending) == 1:
+            self._watch_oldest()
+        process.stdin.write(LENGTH.pack(len(data)) + data)
         return future
+
+    def _watch_oldest(self) -> None:
+        """Give the oldest unanswered text ``reply_timeout`` seconds from now."""
+        if self._overdue is not None:
+            self._overdue.cancel()
+            self._overdue = None
+        if self._pending and self.stopped is None:
+            loop = asyncio.get_running_loop()
+            self._overdue = loop.call_later(self.reply_timeout, self._stuck)
+
+    def _stuck(self) -> None:
+        self._overdue = None
+        self._fail(f"it stopped answering (no reply within {self.reply_timeout:g} s)")
+        self._kill()
 
     async def _read_replies(self) -> None:
         assert self._process is not None and self._process.stdout is not None
@@ -124,8 +151,13 @@ class FingerprintHelper:
                 future.set_result(reply)
             at = end
         del buffer[:at]
+        if at:
+            self._watch_oldest()
 
     def _fail(self, reason: str) -> None:
+        if self._overdue is not None:
+            self._overdue.cancel()
+            self._overdue = None
         if self.stopped is None:
             self.stopped = reason
             self._on_stop(reason)  # stop() sets ``stopped`` first: no report then

@@ -9,8 +9,8 @@ import pytest
 # benchmarks/corpora.py is shared by tests and benchmarks: the real texts both use.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.redisserver import RedisServer
-from tests.stores import REDIS, STORE_KINDS
+from tests.support.redisserver import RedisServer
+from tests.support.stores import REDIS, STORE_KINDS
 
 
 @pytest.fixture(scope="session")

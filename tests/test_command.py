@@ -13,11 +13,16 @@ import pytest
 
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.index.stores.leveldb import MARKER
-from tests.crawls import DEMO, Crawl, crawl_env, run_crawl, scrapy_command, serve_sites
+from tests.support import processes
+from tests.support.crawls import DEMO, Crawl, crawl_env, run_crawl, scrapy_command, serve_sites
+
+# Real crawls (subprocesses with their own deadlines) take longer than the suite's
+# default limit.
+pytestmark = pytest.mark.timeout(900)
 
 
 def simdedup(*args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
+    done = processes.run(
         scrapy_command("simdedup", *args),
         cwd=DEMO, env=crawl_env(), capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
@@ -65,6 +70,7 @@ def test_inspect_shows_size_parameters_and_learned_mirrors(
 def test_query_finds_a_stored_page_and_judges_urls(
     crawled: tuple[Path, dict[str, str], Crawl], index_dir: Path
 ) -> None:
+
     crawl = crawled[2]
     item = next(item for item in crawl.items if len(item["text"]) > 1000)
     text = item["title"] + "\n" + item["text"]

@@ -20,7 +20,9 @@ from scrapy_simdedup.errors import (
 )
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index.opening import open_index
-from tests.stores import index_location
+from tests.support import processes
+from tests.support.stores import index_location
+from tests.support.waits import read_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -138,7 +140,7 @@ def test_persists_across_processes_with_its_own_seed(tmp_path: Path) -> None:
     )
     import json
 
-    run = subprocess.run(
+    run = processes.run(
         [sys.executable, "-c", code, str(folder)],
         input=json.dumps(stored), capture_output=True, text=True, check=True, cwd=ROOT, timeout=60,
     )  # fmt: skip
@@ -159,14 +161,14 @@ def test_killed_writer_loses_no_acknowledged_add(tmp_path: Path) -> None:
     folder = tmp_path / "index"
     acknowledged: dict[str, int] = {}
     for round_ in range(4):
-        writer = subprocess.Popen(
-            [sys.executable, "-m", "tests.index_writer", str(folder), str(round_)],
+        writer = processes.popen(
+            [sys.executable, "-m", "tests.support.index_writer", str(folder), str(round_)],
             stdout=subprocess.PIPE, text=True, cwd=ROOT,
         )  # fmt: skip
         assert writer.stdout is not None
-        assert writer.stdout.readline().strip() == "ready"
+        assert read_line(writer.stdout, 60, "the writer to open").strip() == "ready"
         for _ in range(rng.randint(50, 400)):
-            key, fingerprint = writer.stdout.readline().split()
+            key, fingerprint = read_line(writer.stdout, 60, "an acknowledged add").split()
             acknowledged[key] = int(fingerprint)
         writer.send_signal(signal.SIGKILL)
         writer.wait(timeout=30)
@@ -222,13 +224,13 @@ def test_foreign_folders_are_never_written(tmp_path: Path) -> None:
 
 def test_folder_locked_by_another_process(tmp_path: Path) -> None:
     folder = tmp_path / "index"
-    holder = subprocess.Popen(
-        [sys.executable, "-m", "tests.index_writer", str(folder), "0"],
+    holder = processes.popen(
+        [sys.executable, "-m", "tests.support.index_writer", str(folder), "0"],
         stdout=subprocess.PIPE, text=True, cwd=ROOT,
     )  # fmt: skip
     try:
         assert holder.stdout is not None
-        assert holder.stdout.readline().strip() == "ready"
+        assert read_line(holder.stdout, 60, "the holder to open").strip() == "ready"
         with pytest.raises(StoreLockedError, match="open in another process") as info:
             open_index(folder)
         assert str(folder) in str(info.value)

@@ -13,7 +13,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.misc import build_from_crawler
 
 from scrapy_simdedup import UrlSimHashMiddleware, hamming_distance, url_parts, url_simhash
-from tests.components import memory_crawler
+from tests.support.components import memory_crawler
 
 ORIGINAL = "http://a.example"
 MIRROR = "http://m.example"

@@ -16,7 +16,7 @@ from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
-from tests.components import NewsSpider, opened_pipeline, simdedup_stats
+from tests.support.components import NewsSpider, opened_pipeline, simdedup_stats
 
 ARTICLE, OTHER, THIRD = english_articles(3000)[:3]
 REPRINT = "Reprinted: " + ARTICLE + "\nEdited by Jane Smith."

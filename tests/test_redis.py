@@ -15,8 +15,22 @@ import redis
 
 from scrapy_simdedup import StoreError, open_index
 from scrapy_simdedup.index.stores.redis import RedisStore
-from tests.crawls import DEMO, content_of, crawl_command, crawl_env, parse, run_crawl, serve_sites
-from tests.redisserver import RedisServer
+from tests.support import processes
+from tests.support.crawls import (
+    DEMO,
+    content_of,
+    crawl_command,
+    crawl_env,
+    parse,
+    run_crawl,
+    serve_sites,
+)
+from tests.support.redisserver import RedisServer
+from tests.support.waits import wait_until
+
+# Real crawls (subprocesses with their own deadlines) take longer than the suite's
+# default limit.
+pytestmark = pytest.mark.timeout(900)
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = 3000
@@ -44,8 +58,8 @@ _WORKER = textwrap.dedent(
 @pytest.mark.parametrize("workers", [2, 4])
 def test_racing_workers_keep_each_page_exactly_once(redis_url: str, workers: int) -> None:
     start = time.time() + 3
-    processes = [
-        subprocess.Popen(
+    racers = [
+        processes.popen(
             [sys.executable, "-c", _WORKER, redis_url, str(w), str(PAGES), str(start)],
             stdout=subprocess.PIPE,
             text=True,
@@ -53,8 +67,8 @@ def test_racing_workers_keep_each_page_exactly_once(redis_url: str, workers: int
         )
         for w in range(workers)
     ]
-    kept = [int(p.communicate(timeout=600)[0]) for p in processes]
-    assert all(p.returncode == 0 for p in processes)
+    kept = [int(p.communicate(timeout=600)[0]) for p in racers]
+    assert all(p.returncode == 0 for p in racers)
     assert sum(kept) == PAGES
     with open_index(redis_url, prefix="race") as index:
         assert len(index) == PAGES
@@ -85,13 +99,11 @@ def test_killed_redis_loses_no_acknowledged_add(own_server: RedisServer, tmp_pat
                 out.flush()
         """
     )
-    writer = subprocess.Popen(
+    writer = processes.popen(
         [sys.executable, "-c", code, own_server.url, str(acknowledged)],
         stderr=subprocess.DEVNULL, cwd=ROOT,
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(_lines(acknowledged)) < 300:
-        time.sleep(0.05)
+    wait_until(lambda: len(_lines(acknowledged)) >= 300, 60, "300 acknowledged adds")
     own_server.kill()
     writer.wait(timeout=120)  # it fails once its retries find no server
     assert writer.returncode != 0
@@ -151,7 +163,7 @@ def test_two_crawls_share_one_redis_index(redis_url: str, tmp_path: Path) -> Non
         ]
         feeds = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
         crawls = [
-            subprocess.Popen(
+            processes.popen(
                 crawl_command(starts, feed, *redis_settings, "-s", "SIMDEDUP_URL_MODE=off"),
                 cwd=DEMO,
                 env=crawl_env(),
@@ -184,7 +196,7 @@ def test_refused_connection_stops_the_crawl_before_fetching(tmp_path: Path) -> N
 def test_redis_lost_mid_crawl_closes_the_spider(own_server: RedisServer, tmp_path: Path) -> None:
     feed = tmp_path / "feed.jsonl"
     with serve_sites() as sites:
-        crawl = subprocess.Popen(
+        crawl = processes.popen(
             crawl_command(
                 list(sites.values()), feed,
                 "-s", "SIMDEDUP_STORE=redis", "-s", f"SIMDEDUP_REDIS_URL={own_server.url}",
@@ -192,9 +204,7 @@ def test_redis_lost_mid_crawl_closes_the_spider(own_server: RedisServer, tmp_pat
             ),
             cwd=DEMO, env=crawl_env(), stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and len(_lines(feed)) < 10:
-            time.sleep(0.1)
+        wait_until(lambda: len(_lines(feed)) >= 10, 120, "10 items in the feed")
         own_server.kill()
         log = crawl.communicate(timeout=240)[1]  # bounded retries: no hang
     result = parse(crawl.returncode, log, feed)

@@ -14,6 +14,8 @@ from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreLockedErr
 from scrapy_simdedup.index.maintenance import repair_index
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.index.stores.leveldb import MARKER
+from tests.support import processes
+from tests.support.waits import read_line
 
 PAGES = 3000
 
@@ -138,11 +140,14 @@ def test_repair_never_creates_an_index(tmp_path: Path) -> None:
 def test_repair_refuses_a_folder_in_use(tmp_path: Path) -> None:
     folder = tmp_path / "index"
     _two_sessions(folder)
-    holder = subprocess.Popen(
+    holder = processes.popen(
         [sys.executable, "-c", _HOLD, str(folder)], stdout=subprocess.PIPE, text=True
     )
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        assert (
+            holder.stdout is not None
+            and read_line(holder.stdout, 60, "the holder to open").strip() == "open"
+        )
         with pytest.raises(StoreLockedError, match="in use"):
             repair_index(folder)
         assert not list(tmp_path.glob("index.before-repair-*"))

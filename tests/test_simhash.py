@@ -4,7 +4,6 @@ import itertools
 import os
 import random
 import statistics
-import subprocess
 import sys
 
 import pytest
@@ -22,7 +21,8 @@ from scrapy_simdedup.fingerprint.simhash import (
     similarity,
 )
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
-from tests.edits import chinese_copies, english_copies
+from tests.support import processes
+from tests.support.edits import chinese_copies, english_copies
 
 EN = (
     "Ferries cross the harbour every twenty minutes while the old bridge carries buses, "
@@ -53,12 +53,13 @@ def test_golden_fingerprints(text: str, kwargs: dict[str, object], expected: int
 def test_fingerprints_identical_in_another_process() -> None:
     code = "from scrapy_simdedup import simhash; import sys; print(simhash(sys.argv[1]))"
     for text in (EN, ZH):
-        run = subprocess.run(
+        run = processes.run(
             [sys.executable, "-c", code, text],
             capture_output=True,
             text=True,
             check=True,
             env={**os.environ, "PYTHONHASHSEED": "123"},
+            timeout=60,
         )
         assert int(run.stdout) == simhash(text)
 

@@ -10,7 +10,7 @@ from benchmarks.corpora import chinese_articles, english_articles
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch, sketch_tokens
 from scrapy_simdedup.fingerprint.textprint import fingerprint_text
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
-from tests.edits import chinese_copies, english_copies
+from tests.support.edits import chinese_copies, english_copies
 
 
 def _sketch(text: str, seed: int = 5) -> Sketch:

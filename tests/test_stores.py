@@ -10,7 +10,7 @@ import pytest
 from scrapy_simdedup.errors import StoreError, StoreFullError
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.base import Store
-from tests.stores import opened_store
+from tests.support.stores import opened_store
 
 
 @pytest.fixture

@@ -6,6 +6,8 @@ import asyncio
 import signal
 import subprocess
 import sys
+import threading
+from typing import IO
 
 import pytest
 
@@ -19,6 +21,11 @@ from scrapy_simdedup.fingerprint.worker import (
     fingerprinted,
 )
 from scrapy_simdedup.helperprocess import FingerprintHelper, HelperStoppedError
+from tests.support.processes import popen
+from tests.support.waits import wait_until_async
+
+WAIT = 60.0
+"""Seconds any step here may take on a loaded machine before the test fails."""
 
 TEXTS = [
     english_articles(3000)[0],
@@ -48,14 +55,14 @@ def test_a_cut_or_padded_reply_is_refused(cut: int) -> None:
 def test_the_worker_process_answers_as_this_process_would() -> None:
     command = [sys.executable, "-m", "scrapy_simdedup.fingerprint.worker", TOKENIZER.name, "4242"]
     replies = []
-    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as worker:
+    with popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as worker:
         assert worker.stdin is not None and worker.stdout is not None
         for n, text in enumerate(TEXTS):
             data = text.encode("utf-8", "surrogatepass")
             worker.stdin.write(LENGTH.pack(len(data)) + data)
             worker.stdin.flush()
-            (size,) = LENGTH.unpack(worker.stdout.read(LENGTH.size))
-            replies.append(decode_reply(worker.stdout.read(size)))
+            (size,) = LENGTH.unpack(_read(worker.stdout, LENGTH.size))
+            replies.append(decode_reply(_read(worker.stdout, size)))
             if n == 0:  # Ctrl-C reaches a helper too; the crawl decides when it ends
                 worker.send_signal(signal.SIGINT)
         worker.stdin.close()  # its input ends: it exits
@@ -63,8 +70,31 @@ def test_the_worker_process_answers_as_this_process_would() -> None:
     assert replies == [fingerprinted(text, TOKENIZER, SEED) for text in TEXTS]
 
 
-def _helper(stops: list[str], command: list[str] | None = None) -> FingerprintHelper:
-    return FingerprintHelper(TOKENIZER, SEED, max_pending=3, on_stop=stops.append, command=command)
+def _read(stream: IO[bytes], size: int) -> bytes:
+    """``size`` bytes of a reply, or the test fails after a deadline."""
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(stream.read(size)), daemon=True)
+    reader.start()
+    reader.join(WAIT)
+    if not got:
+        pytest.fail(f"the worker sent no reply within {WAIT} s")
+    return got[0]
+
+
+def _helper(
+    stops: list[str], command: list[str] | None = None, reply_timeout: float = WAIT
+) -> FingerprintHelper:
+    return FingerprintHelper(
+        TOKENIZER, SEED, max_pending=3, on_stop=stops.append, command=command,
+        reply_timeout=reply_timeout,
+    )  # fmt: skip
+
+
+async def _started(helper: FingerprintHelper) -> None:
+    """Until the helper runs or has already failed (a failing one may fail at once)."""
+    await wait_until_async(
+        lambda: helper.ready or helper.stopped is not None, WAIT, "the helper to start"
+    )
 
 
 def test_the_helper_answers_in_order_and_stops_quietly() -> None:
@@ -73,11 +103,11 @@ def test_the_helper_answers_in_order_and_stops_quietly() -> None:
     async def run() -> list[Fingerprinted]:
         helper = _helper(stops)
         helper.start()
-        while not helper.ready:
-            await asyncio.sleep(0.01)
+        await _started(helper)
+        assert helper.ready, helper.stopped
         futures = [helper.submit(text) for text in TEXTS[:3]]
         assert not helper.ready  # three texts held: the caller does the fourth itself
-        answers = list(await asyncio.gather(*futures))
+        answers = list(await asyncio.wait_for(asyncio.gather(*futures), WAIT))
         assert helper.ready
         await helper.stop()
         assert helper.stopped == "the crawl closed" and not helper.ready
@@ -102,13 +132,13 @@ def test_a_helper_that_fails_fails_its_texts_and_reports_once(script: str, reaso
     async def run() -> None:
         helper = _helper(stops, [sys.executable, "-c", script])
         helper.start()
-        while not helper.ready:
-            await asyncio.sleep(0.01)
+        await _started(helper)
+        # Submitted whether or not it has failed yet: either way the text comes back.
         waiting = helper.submit(TEXTS[0])
         with pytest.raises(HelperStoppedError):
-            await asyncio.wait_for(waiting, 60)
+            await asyncio.wait_for(waiting, WAIT)
         assert not helper.ready
-        await helper.stop()
+        await asyncio.wait_for(helper.stop(), WAIT)
 
     asyncio.run(run())
     assert len(stops) == 1 and stops[0].startswith(reason)
@@ -120,10 +150,51 @@ def test_a_helper_that_cannot_start_reports_why() -> None:
     async def run() -> None:
         helper = _helper(stops, ["/nonexistent/python"])
         helper.start()
-        while helper.stopped is None:
-            await asyncio.sleep(0.01)
-        await helper.stop()
+        await wait_until_async(lambda: helper.stopped is not None, WAIT, "the start to fail")
+        with pytest.raises(HelperStoppedError):
+            await asyncio.wait_for(helper.submit(TEXTS[0]), WAIT)
+        await asyncio.wait_for(helper.stop(), WAIT)
         assert not helper.ready
 
     asyncio.run(run())
     assert len(stops) == 1 and stops[0].startswith("it could not start")
+
+
+def test_a_helper_that_stops_answering_is_given_up_on_time() -> None:
+    """A stuck helper (alive, silent: SIGSTOP stands in for it) must not hang the crawl."""
+    stops: list[str] = []
+
+    async def run() -> None:
+        helper = _helper(stops, [sys.executable, "-c", STUCK], reply_timeout=0.5)
+        helper.start()
+        await _started(helper)
+        waiting = [helper.submit(text) for text in TEXTS[:2]]
+        for future in waiting:
+            with pytest.raises(HelperStoppedError, match="stopped answering"):
+                await asyncio.wait_for(future, WAIT)
+        assert not helper.ready
+        await asyncio.wait_for(helper.stop(), WAIT)
+
+    asyncio.run(run())
+    assert len(stops) == 1 and stops[0].startswith("it stopped answering")
+
+
+def test_a_helper_answering_in_time_is_never_given_up() -> None:
+    """Replies that keep coming re-arm the deadline: many texts, each answered in time."""
+    stops: list[str] = []
+
+    async def run() -> list[Fingerprinted]:
+        helper = _helper(stops, reply_timeout=5.0)
+        helper.start()
+        await _started(helper)
+        answers = []
+        for text in TEXTS * 3:
+            answers.append(await asyncio.wait_for(helper.submit(text), WAIT))
+        await asyncio.wait_for(helper.stop(), WAIT)
+        return answers
+
+    assert asyncio.run(run()) == [fingerprinted(text, TOKENIZER, SEED) for text in TEXTS * 3]
+    assert stops == []
+
+
+STUCK = "import sys; sys.stdin.buffer.read()"  # reads everything, answers nothing

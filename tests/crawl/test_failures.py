@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,8 @@ from itemadapter import ItemAdapter
 from scrapy_simdedup.helperprocess import cores_available
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.itemtext import item_text
-from tests.crawls import (
+from tests.support import processes
+from tests.support.crawls import (
     DEMO,
     ROOT,
     content_of,
@@ -33,6 +33,11 @@ from tests.crawls import (
     running,
     serve_sites,
 )
+from tests.support.waits import wait_until
+
+# Real crawls (subprocesses with their own deadlines) take longer than the suite's
+# default limit.
+pytestmark = pytest.mark.timeout(900)
 
 SLOW = ["-s", "DOWNLOAD_DELAY=0.1", "-s", "CONCURRENT_REQUESTS=1"]
 
@@ -44,17 +49,14 @@ def sites() -> Iterator[dict[str, str]]:
 
 
 def _start(starts: list[str], feed: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+    return processes.popen(
         crawl_command(starts, feed, *args), cwd=DEMO, env=crawl_env(),
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
 
 
 def _wait_for_items(feed: Path, count: int) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and feed_lines(feed) < count:
-        time.sleep(0.1)
-    assert feed_lines(feed) >= count, "the crawl produced too few items in time"
+    wait_until(lambda: feed_lines(feed) >= count, 120, f"{count} items in the feed")
 
 
 def test_second_crawl_on_a_held_folder_stops_before_fetching(
@@ -85,8 +87,9 @@ def test_second_crawler_in_one_process_stops_before_fetching(
     sites: dict[str, str], tmp_path: Path
 ) -> None:
     feeds = [str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.twocrawlers", sites["original"], str(tmp_path), *feeds],
+    done = processes.run(
+        [sys.executable, "-m", "tests.support.twocrawlers", sites["original"], str(tmp_path),
+         *feeds],
         cwd=ROOT, env=crawl_env(), capture_output=True, text=True, timeout=240, check=False,
     )  # fmt: skip
     first, second = json.loads(done.stdout.splitlines()[-1])
@@ -112,10 +115,7 @@ def test_kill_9_then_resume_loses_no_page(sites: dict[str, str], tmp_path: Path)
     first.communicate(timeout=60)
     killed_at = feed_lines(feed)
     # Its input closed with the crawl, the fingerprint helper exits by itself.
-    deadline = time.monotonic() + 30
-    while any(map(running, helpers)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(map(running, helpers))
+    wait_until(lambda: not any(map(running, helpers)), 30, "the orphaned helper to exit")
 
     resumed = run_crawl(starts, feed, *args)
     assert resumed.returncode == 0, resumed.log[-3000:]
@@ -130,9 +130,9 @@ def test_kill_9_then_resume_loses_no_page(sites: dict[str, str], tmp_path: Path)
 
 def _mount_tmpfs(where: Path, size: str) -> None:
     where.mkdir()
-    done = subprocess.run(
+    done = processes.run(
         ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-        capture_output=True, text=True, check=False,
+        capture_output=True, text=True, check=False, timeout=60,
     )  # fmt: skip
     if done.returncode != 0:
         pytest.skip(f"mounting a tmpfs needs root: {done.stderr.strip()}")
@@ -155,6 +155,7 @@ def _fill(disk: Path) -> Path:
 def test_full_disk_closes_the_crawl_and_keeps_acknowledged_entries(
     sites: dict[str, str], tmp_path: Path
 ) -> None:
+
     disk = tmp_path / "disk"
     _mount_tmpfs(disk, "4m")
     try:
@@ -185,4 +186,4 @@ def test_full_disk_closes_the_crawl_and_keeps_acknowledged_entries(
                     stored = index.document(item["url"])
                     assert stored is not None and stored.fingerprint == fingerprint.simhash
     finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
+        processes.run(["umount", "-l", str(disk)], check=False, timeout=60)

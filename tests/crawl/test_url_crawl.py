@@ -9,7 +9,11 @@ from typing import Any
 
 import pytest
 
-from tests.crawls import Crawl, build_sites, run_crawl, serve_sites
+from tests.support.crawls import Crawl, build_sites, run_crawl, serve_sites
+
+# Real crawls (subprocesses with their own deadlines) take longer than the suite's
+# default limit.
+pytestmark = pytest.mark.timeout(900)
 
 SITES = ("original", "mirror", "partial")
 

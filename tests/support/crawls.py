@@ -6,17 +6,18 @@ import datetime
 import json
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "demo_project"
 sys.path.insert(0, str(DEMO))
 
 from demosite import build_sites, serve_sites  # noqa: E402
+
+from tests.support import processes  # noqa: E402
 
 __all__ = [
     "DEMO",
@@ -67,7 +68,7 @@ def crawl_command(start_urls: list[str], feed: Path, *args: str) -> list[str]:
 
 
 def run_crawl(start_urls: list[str], feed: Path, *args: str) -> Crawl:
-    done = subprocess.run(
+    done = processes.run(
         crawl_command(start_urls, feed, *args),
         cwd=DEMO, capture_output=True, text=True, timeout=CRAWL_TIMEOUT, env=crawl_env(),
         check=False,

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests.support import processes
+
 START_TIMEOUT = 20.0
 
 
@@ -40,7 +42,7 @@ class RedisServer:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
+        self.process = processes.popen(
             [
                 redis_binary(), "--bind", "127.0.0.1", "--port", str(self.port),
                 "--dir", str(self.folder), "--save", "", "--appendonly", "yes",

@@ -1,6 +1,6 @@
 """A writer process for crash tests: adds fingerprints and reports each acknowledged add.
 
-python -m tests.index_writer FOLDER SEED
+python -m tests.support.index_writer FOLDER SEED
 """
 
 from __future__ import annotations

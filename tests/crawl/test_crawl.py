@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from scrapy_simdedup.helperprocess import cores_available
-from tests.crawls import (
+from tests.support import processes
+from tests.support.crawls import (
     DEMO,
     Crawl,
     content_of,
@@ -23,6 +23,11 @@ from tests.crawls import (
     run_crawl,
     serve_sites,
 )
+from tests.support.waits import wait_until
+
+# Real crawls (subprocesses with their own deadlines) take longer than the suite's
+# default limit.
+pytestmark = pytest.mark.timeout(900)
 
 
 @pytest.fixture(scope="module")
@@ -59,13 +64,30 @@ def test_a_killed_helper_process_loses_nothing(sites: dict[str, str], tmp_path: 
     crawl = run_crawl(
         list(sites.values()), tmp_path / "feed.jsonl", "-s", f"SIMDEDUP_DIR={tmp_path}",
         "-s", 'ITEM_PIPELINES={"scrapy_simdedup.ContentSeenPipeline": 100, '
-        '"tests.killhelper.KillHelper": 200}', "-s", "KILL_HELPER_AFTER=10",
+        '"tests.support.killhelper.KillHelper": 200}', "-s", "KILL_HELPER_AFTER=10",
     )  # fmt: skip
     assert crawl.returncode == 0, crawl.log[-3000:]
     assert crawl.log.count("the fingerprint helper process stopped: it exited") == 1
     # Texts it held when it died, and every later one, were fingerprinted in-process.
     by_helper = crawl.simdedup()["simdedup/content/helper_fingerprints"]
     assert 0 < by_helper < crawl.simdedup()["simdedup/content/unique"]
+    _assert_one_page_per_content(crawl, sites)
+
+
+def test_a_stuck_helper_process_does_not_hang_the_crawl(
+    sites: dict[str, str], tmp_path: Path
+) -> None:
+    """Alive but silent (SIGSTOP): its texts are given up after the reply deadline."""
+    if not TWO_CORES:
+        pytest.skip("one CPU core: the pipeline starts no helper process")
+    crawl = run_crawl(
+        list(sites.values()), tmp_path / "feed.jsonl", "-s", f"SIMDEDUP_DIR={tmp_path}",
+        "-s", 'ITEM_PIPELINES={"scrapy_simdedup.ContentSeenPipeline": 100, '
+        '"tests.support.killhelper.KillHelper": 200}', "-s", "KILL_HELPER_AFTER=10",
+        "-s", "KILL_HELPER_SIGNAL=SIGSTOP",
+    )  # fmt: skip
+    assert crawl.returncode == 0, crawl.log[-3000:]
+    assert crawl.log.count("the fingerprint helper process stopped: it stopped answering") == 1
     _assert_one_page_per_content(crawl, sites)
 
 
@@ -108,13 +130,11 @@ def test_interrupted_and_resumed_crawl_emits_each_page_once(
         "-s", "DOWNLOAD_DELAY=0.15", "-s", "CONCURRENT_REQUESTS=1",
     ]  # fmt: skip
     starts = list(sites.values())
-    first = subprocess.Popen(
+    first = processes.popen(
         crawl_command(starts, feed, *args), cwd=DEMO, env=crawl_env(),
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and feed_lines(feed) < 15:
-        time.sleep(0.2)
+    wait_until(lambda: feed_lines(feed) >= 15, 120, "15 items in the feed")
     first.send_signal(signal.SIGINT)
     _, log = first.communicate(timeout=120)
     interrupted = parse(first.returncode, log, feed)
@@ -186,7 +206,7 @@ def test_a_page_dropped_by_a_later_pipeline_never_blocks_its_copy(
     pipelines = [
         "-s", f"SIMDEDUP_DIR={tmp_path}", "-s", f"DROP_URL_PREFIX={sites['original']}",
         "-s", 'ITEM_PIPELINES={"scrapy_simdedup.ContentSeenPipeline": 100, '
-        '"tests.laterpipeline.DropOriginalHost": 200}',
+        '"tests.support.laterpipeline.DropOriginalHost": 200}',
     ]  # fmt: skip
     first = run_crawl([sites["original"]], tmp_path / "first.jsonl", *pipelines)
     assert first.returncode == 0, first.log[-3000:]

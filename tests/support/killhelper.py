@@ -10,11 +10,13 @@ from scrapy_simdedup.pipeline import ContentSeenPipeline
 
 
 class KillHelper:
-    """After ``KILL_HELPER_AFTER`` items (a setting), kill -9 the fingerprint helper."""
+    """After ``KILL_HELPER_AFTER`` items (a setting), send the fingerprint helper
+    ``KILL_HELPER_SIGNAL`` (default SIGKILL; SIGSTOP leaves it alive and silent, stuck)."""
 
     def __init__(self, crawler: Any) -> None:
         self.crawler = crawler
         self.after = crawler.settings.getint("KILL_HELPER_AFTER", 10)
+        self.signal = signal.Signals[crawler.settings.get("KILL_HELPER_SIGNAL", "SIGKILL")]
         self.seen = 0
 
     @classmethod
@@ -28,5 +30,5 @@ class KillHelper:
             content = next(p for p in pipelines if isinstance(p, ContentSeenPipeline))
             pid = content._helper.pid if content._helper else None
             assert pid is not None, "no helper process to kill"
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, self.signal)
         return item

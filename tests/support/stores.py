@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.base import Store
-from tests.redisserver import RedisServer
+from tests.support.redisserver import RedisServer
 
 STORE_KINDS = ["memory", "leveldb", "redis"]
 REDIS: list[RedisServer] = []  # the session's server, once a test asked for it

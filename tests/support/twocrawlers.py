@@ -1,6 +1,6 @@
 """Two crawlers of the demo spider in one process, on one index folder.
 
-Run as ``python -m tests.twocrawlers START_URL FOLDER FEED_A FEED_B``; prints each crawler's
+Run as ``python -m tests.support.twocrawlers START_URL FOLDER FEED_A FEED_B``; prints each crawler's
 finish reason and scraped count as JSON, and exits 1 when Scrapy saw a crawler fail to start.
 """
 
@@ -19,7 +19,7 @@ from scrapy.utils.project import get_project_settings
 def main() -> int:
     warnings.simplefilter("error", ScrapyDeprecationWarning)
     start_url, folder, *feeds = sys.argv[1:]
-    os.chdir(os.path.join(os.path.dirname(__file__), "..", "demo_project"))
+    os.chdir(os.path.join(os.path.dirname(__file__), "..", "..", "demo_project"))
     settings = get_project_settings()
     settings.set("SIMDEDUP_DIR", folder)
     settings.set("DOWNLOAD_DELAY", 0.05)

@@ -4,14 +4,19 @@ our components, every skip is counted by its reason, and no page is lost."""
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.crawls import DEMO, ROOT, Crawl, crawl_env, parse, scrapy_command
-from tests.hostilesite import build_pages, serve_hostile
+from tests.support import processes
+from tests.support.crawls import DEMO, ROOT, Crawl, crawl_env, parse, scrapy_command
+from tests.support.hostilesite import build_pages, serve_hostile
+
+# Real crawls (subprocesses with their own deadlines) take longer than the suite's
+# default limit.
+pytestmark = pytest.mark.timeout(900)
+
 
 CODECS = ("gbk", "big5", "shift_jis", "utf-16")
 
@@ -21,9 +26,10 @@ def crawl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Crawl]:
     folder = tmp_path_factory.mktemp("hostile")
     feed = folder / "feed.jsonl"
     with serve_hostile() as site:
-        done = subprocess.run(
+        done = processes.run(
             scrapy_command(
-                "runspider", str(ROOT / "tests" / "hostilespider.py"), "-a", f"site={site}",
+                "runspider", str(ROOT / "tests" / "support" / "hostilespider.py"),
+                "-a", f"site={site}",
                 "-o", f"{feed}:jsonl", "-s", f"SIMDEDUP_DIR={folder / 'index'}",
                 "-s", "LOG_LEVEL=DEBUG",
             ),

@@ -1,4 +1,6 @@
-"""The spider of the hostile-input crawl: ``scrapy runspider tests/hostilespider.py -a site=URL``.
+"""The spider of the hostile-input crawl.
+
+``scrapy runspider tests/support/hostilespider.py -a site=URL``.
 
 It hands the pipeline what a careless spider would: raw bodies as bytes, JSON strings with
 lone surrogates, and requests for every odd link (all through the site as a proxy).
@@ -14,7 +16,7 @@ from urllib.parse import urlsplit
 import scrapy
 from scrapy.http import Response
 
-from tests.hostilesite import odd_links
+from tests.support.hostilesite import odd_links
 
 
 class HostileSpider(scrapy.Spider):
