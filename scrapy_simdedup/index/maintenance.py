@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-import plyvel
-
 from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreLockedError
 from scrapy_simdedup.index.opening import (
     DEFAULT_REDIS_PREFIX,
@@ -29,6 +27,7 @@ from scrapy_simdedup.index.opening import (
 from scrapy_simdedup.index.permuted import Repaired
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.leveldb import destroy, is_store
+from scrapy_simdedup.index.stores.leveldb_binding import plyvel
 
 URL_INDEX_NAMESPACE = b"u"
 """The key namespace of the URL middleware's index of fetched URLs."""

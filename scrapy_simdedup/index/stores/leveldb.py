@@ -18,14 +18,13 @@ from itertools import takewhile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import plyvel
-
 from scrapy_simdedup.errors import (
     ForeignFolderError,
     StoreDamagedError,
     StoreError,
     StoreLockedError,
 )
+from scrapy_simdedup.index.stores.leveldb_binding import plyvel
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
