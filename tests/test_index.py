@@ -211,7 +211,7 @@ def test_foreign_folders_are_never_written(tmp_path: Path) -> None:
     with pytest.raises(ForeignFolderError, match="holds other files"):
         open_index(folder)
     assert [p.name for p in folder.iterdir()] == ["cat.jpg"]
-    import plyvel
+    from scrapy_simdedup.index.stores.leveldb_binding import plyvel
 
     other = plyvel.DB(str(tmp_path / "other-db"), create_if_missing=True)
     other.put(b"theirs", b"1")
