@@ -1,0 +1,185 @@
+"""The content judge: is this text a copy of a stored page, and of which?
+
+Plain Python over an opened ``SimHashIndex``: the pipeline, ``scrapy simdedup query`` and
+scripts call the same judge, so they cannot disagree. It owns the order of the checks
+(exact text, SimHash, the owners of shared sentences, then confirmation by sketch) and the
+order of the writes that keeps the store consistent after a crash: a page's fingerprint
+first, then its sentences, then its exact entry, so that no exact entry ever points to a
+page that is not stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from scrapy_simdedup.fingerprint.simhash import hamming_distance
+from scrapy_simdedup.fingerprint.textprint import exact_hash
+from scrapy_simdedup.fingerprint.worker import Fingerprinted, fingerprinted
+from scrapy_simdedup.judges.confirmation import Confirmation, confirm
+
+if TYPE_CHECKING:
+    from scrapy_simdedup.index.handle import SimHashIndex
+    from scrapy_simdedup.index.permuted import Match
+
+MAX_RELEASABLE = 1_000_000
+"""Keys remembered for ``release`` (and for one item per key in one run)."""
+TEXT_KEY = "text:"  # the key of a page without one: its text's exact hash
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the judge decided about one page.
+
+    ``original``: the key of the page this one copies (``key`` itself for a re-visit), or
+    None when it is new. ``found_by``: "exact", "simhash", "sentences" or "same_key" (a
+    second item with this key in one run). ``confirmation``: the sketch comparison that
+    confirmed the copy, or the closest one that did not (``unconfirmed``).
+    """
+
+    key: str
+    original: str | None = None
+    distance: int = 0
+    found_by: str | None = None
+    confirmation: Confirmation | None = None
+    revisit: bool = False
+    unconfirmed: bool = False
+    exact_fallback: bool = False
+
+    @property
+    def copy(self) -> bool:
+        """True when the page should be dropped (or annotated) as a copy of ``original``."""
+        return self.original is not None and not self.revisit
+
+
+class ContentJudge:
+    """Decides, and (with ``record=True``) stores what it kept, in a crash-safe order."""
+
+    def __init__(self, index: SimHashIndex, *, confirm_similarity: float = 0.8) -> None:
+        self.index = index
+        self.confirm_similarity = confirm_similarity
+        # Keys stored in this run (bounded by MAX_RELEASABLE) -> their text's exact hash.
+        self._stored: dict[str, int] = {}
+
+    def key_for(self, key: str | None, exact: int) -> str:
+        """``key``, or a key made of the text's exact hash for pages without one."""
+        return key if key else f"{TEXT_KEY}{exact:016x}"
+
+    def exact_hash(self, text: str) -> int:
+        return exact_hash(text, self.index.seed)
+
+    def fingerprinted(self, text: str, exact: int | None = None) -> Fingerprinted:
+        return fingerprinted(text, self.index.tokenizer, self.index.seed, exact=exact)
+
+    def judge(
+        self, text_or_fingerprinted: str | Fingerprinted, key: str | None, *, record: bool = True
+    ) -> Verdict:
+        """The verdict on a page; with ``record`` a new page is stored."""
+        if isinstance(text_or_fingerprinted, str):
+            exact = self.exact_hash(text_or_fingerprinted)
+            page_key = self.key_for(key, exact)
+            early = self.shortcut(exact, page_key)
+            if early is not None:
+                return early
+            done = self.fingerprinted(text_or_fingerprinted, exact)
+        else:
+            done = text_or_fingerprinted
+            page_key = self.key_for(key, done.fingerprint.exact)
+            early = self.shortcut(done.fingerprint.exact, page_key)
+            if early is not None:
+                return early
+        return self.decide(done, page_key, record=record)
+
+    def explain(self, text: str, key: str | None = None) -> Verdict:
+        """What ``judge`` would decide now, without storing anything."""
+        return self.judge(text, key, record=False)
+
+    def shortcut(self, exact: int, key: str) -> Verdict | None:
+        """The verdict found before any fingerprinting: a second item with ``key`` in this
+        run, or a stored page with exactly this text (whitespace aside; one read). None
+        when neither, or when ``key`` has a stored page of its own (a re-visit of a changed
+        page is decided by its fingerprint)."""
+        owner = self.index.exact_owner(exact)
+        if owner is None or (owner != key and self.index.document(key) is not None):
+            return None
+        return Verdict(key, owner, found_by="exact", revisit=owner == key)
+
+    def decide(self, done: Fingerprinted, key: str, *, record: bool = True) -> Verdict:
+        """The verdict from the page's fingerprints; with ``record`` a new page is stored."""
+        fingerprint = done.fingerprint
+        if fingerprint.simhash is None:
+            return self._decide_exactly(fingerprint.exact, key, record)
+        sketch = fingerprint.sketch.to_bytes() if fingerprint.sketch else b""
+        if record:
+            result = self.index.query_or_add(fingerprint.simhash, key, sketch)
+            matches, added = result.matches, result.added
+        else:
+            matches = self.index.query(fingerprint.simhash)
+            added = not matches
+        if any(match.key == key for match in matches):
+            return Verdict(key, key, found_by="simhash", revisit=True)
+        found_by, candidates = "simhash", matches
+        if not matches:
+            # SimHash saw nothing within k bits; a reprint still shares its longest
+            # sentences (nshash), so their owners get the same confirmation.
+            found_by, candidates = "sentences", self.sentence_candidates(done, key)
+        confirmations = [(m, confirm(done, m.payload, self.confirm_similarity)) for m in candidates]
+        copied = next(((m, c) for m, c in confirmations if c.copy), None)
+        if copied is not None:
+            if record and added:
+                self.index.discard(key)
+            match, confirmation = copied
+            return Verdict(key, match.key, match.distance, found_by, confirmation)
+        if record:
+            self._store(done, key, sketch, stored_already=added)
+        closest = max((c for _, c in confirmations), key=_similarity, default=None)
+        return Verdict(key, confirmation=closest, unconfirmed=bool(candidates))
+
+    def _decide_exactly(self, exact: int, key: str, record: bool) -> Verdict:
+        """Too short for a SimHash: the exact text hash is the only look-up."""
+        if record:
+            first = self.index.exact_or_add(exact, key)
+            if first is None:
+                self._remember(key, exact)
+        else:
+            first = self.index.exact_owner(exact)
+        return Verdict(key, first, found_by="exact", revisit=first == key, exact_fallback=True)
+
+    def sentence_candidates(self, done: Fingerprinted, key: str | None) -> list[Match]:
+        """The stored pages that share one of the page's longest sentences (nshash)."""
+        owners = [owner for owner in self.index.sentence_owners(done.sentences) if owner != key]
+        stored = [doc for owner in owners if (doc := self.index.document(owner)) is not None]
+        assert done.fingerprint.simhash is not None
+        return [_distance_to(doc, done.fingerprint.simhash) for doc in stored]
+
+    def _store(self, done: Fingerprinted, key: str, sketch: bytes, *, stored_already: bool) -> None:
+        fingerprint = done.fingerprint
+        assert fingerprint.simhash is not None
+        if not stored_already:
+            self.index.add(fingerprint.simhash, key, sketch)
+        self._remember(key, fingerprint.exact)
+        self.index.record_sentences(done.sentences, key)
+        self.index.exact_or_add(fingerprint.exact, key)  # after the page: never one without
+
+    def _remember(self, key: str, exact: int) -> None:
+        if len(self._stored) < MAX_RELEASABLE:
+            self._stored[key] = exact
+
+    def release(self, key: str) -> bool:
+        """Forget a page stored in this run (a later pipeline dropped it), so it never blocks
+        a copy of a page that was not really scraped. False when this run did not store it."""
+        exact = self._stored.pop(key, None)
+        if exact is None:
+            return False
+        # The exact entry goes first: after a crash in between, a stored fingerprint
+        # without it is harmless, an exact entry without its page would drop copies.
+        released = self.index.discard_exact(exact, key)
+        return self.index.discard(key) or released
+
+
+def _distance_to(stored: Match, fingerprint: int) -> Match:
+    return replace(stored, distance=hamming_distance(stored.fingerprint, fingerprint))
+
+
+def _similarity(confirmation: Confirmation) -> float:
+    return confirmation.similarity
