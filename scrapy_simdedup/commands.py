@@ -53,6 +53,9 @@ class SimDedupCommand(ScrapyCommand):
         parser.add_argument("--text", help="query: a text to look up")
         parser.add_argument("--text-file", metavar="FILE", help="query: a UTF-8 file to look up")
         parser.add_argument("--url", action="append", default=[], help="query: a URL to judge")
+        parser.add_argument(
+            "--key", help="query: the text's page key (URL), so its host's template is known"
+        )
         parser.add_argument("--verify", action="store_true", help="inspect: check every entry")
         parser.add_argument("--yes", action="store_true", help="reset: really delete the index")
 
@@ -119,7 +122,7 @@ class SimDedupCommand(ScrapyCommand):
             raise UsageError("query needs --text, --text-file or --url")
         with open_stored_index(location, prefix=prefix) as index:
             if text is not None:
-                _print_text_query(index, text, self.config)
+                _print_text_query(index, text, self.config, opts.key)
             for url in opts.url:
                 _print_url_query(index, url)
 
@@ -159,16 +162,18 @@ def _print_url_index(index: SimHashIndex) -> None:
         )
 
 
-def _print_text_query(index: SimHashIndex, text: str, config: SimDedupConfig) -> None:
+def _print_text_query(
+    index: SimHashIndex, text: str, config: SimDedupConfig, key: str | None
+) -> None:
     """What the crawl's content judge would decide for ``text``, and why."""
     from scrapy_simdedup.judges.confirmation import confirm
     from scrapy_simdedup.judges.content import ContentJudge
 
     judge = ContentJudge(index, confirm_similarity=config.confirm_similarity)
     done = judge.fingerprinted(text)
-    verdict = judge.judge(done, None, record=False)
+    verdict = judge.judge(done, key, record=False)
     print(f"verdict: {describe_verdict(verdict)}")
-    fingerprint = done.fingerprint
+    fingerprint, template = done.fingerprint, judge.template_of(done, key)
     if fingerprint.simhash is None:
         print("text: too short for a SimHash; compared by exact hash")
         return
@@ -178,12 +183,14 @@ def _print_text_query(index: SimHashIndex, text: str, config: SimDedupConfig) ->
     if owner:
         print(f"  exactly the text of {owner}: a copy, would be dropped")
     if not matches:
-        matches = judge.sentence_candidates(done, None)
+        matches = judge.sentence_candidates(done, key, template)
         print(f"sentences: {len(matches)} stored pages share one of its longest sentences")
     for match in matches[:MAX_LISTED]:
-        confirmation = confirm(done, match.payload, config.confirm_similarity)
+        confirmation = confirm(done, match.payload, config.confirm_similarity, template)
         if confirmation.copy:
             said = "confirmed: a copy, would be dropped"
+        elif confirmation.adds_content:
+            said = f"adds {confirmation.novel_words} words of its own: would be kept"
         elif not match.payload:
             said = "no sketch to confirm with: would be kept"
         else:

@@ -131,3 +131,58 @@ def test_a_page_without_a_key_is_keyed_by_its_text(index: SimHashIndex) -> None:
     verdict = judge.judge(ARTICLE, None)
     assert verdict.key.startswith("text:") and verdict.original is None
     assert judge.judge(ARTICLE, None).revisit
+
+
+def _shop_pages() -> list[tuple[str, str]]:
+    from scrapy_simdedup.fingerprint.pagetext import page_text
+    from tests.support.shop import shop_pages
+
+    pages = []
+    for look, base in (("shop", "https://shop.example"), ("mirror", "https://mirror.example")):
+        for path, markup in shop_pages(look).items():
+            text = page_text(markup)
+            if path != "/":
+                pages.append((base + path, text.split("\n", 1)[0] + "\n" + text))
+    return pages
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_shared_delivery_block_makes_no_product_a_copy(seed: int) -> None:
+    # Sixty products share a 400-word block inside their content; in any order and with
+    # any store seed, each product is kept once and each true copy (a second URL on the
+    # shop, the mirror's page) is dropped as a copy of the same product.
+    import random
+
+    from tests.support.shop import PRODUCTS, product_of
+
+    pages = _shop_pages()
+    random.Random(seed).shuffle(pages)
+    with open_index("memory", seed=seed) as index:
+        judge = ContentJudge(index)
+        kept: list[int] = []
+        for url, text in pages:
+            verdict = judge.judge(text, url)
+            if verdict.copy:
+                assert verdict.original is not None
+                assert product_of(verdict.original) == product_of(url), verdict
+            else:
+                kept.append(product_of(url))
+    assert sorted(kept) == list(range(PRODUCTS))
+
+
+def test_template_blocks_find_no_candidates_and_are_counted_in_the_store(tmp_path: Path) -> None:
+    from scrapy_simdedup.fingerprint.pagetext import page_text
+    from tests.support.shop import shop_pages
+
+    pages = shop_pages("shop")
+    with open_index(tmp_path / "pages") as index:
+        judge = ContentJudge(index)
+        for number in range(5):
+            judge.judge(page_text(pages[f"/p/{number}"]), f"https://shop.example/p/{number}")
+    with open_index(tmp_path / "pages") as index:  # a later run knows the template
+        judge = ContentJudge(index)
+        done = judge.fingerprinted(page_text(pages["/p/9"]))
+        template = judge.template_of(done, "https://shop.example/p/9")
+        assert len(template) >= 20  # the delivery block's sentences
+        assert judge.sentence_candidates(done, "https://shop.example/p/9", template) == []
+        assert not judge.explain(page_text(pages["/p/9"]), "https://shop.example/p/9").copy

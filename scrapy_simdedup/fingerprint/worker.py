@@ -7,7 +7,8 @@ stdin closes. Frames are a little-endian uint32 length and that many bytes:
 
 * request: the text, UTF-8 (lone surrogates pass through);
 * reply: flags (1 = SimHash present), SimHash, exact hash, feature count, the sketch
-  (``SKETCH_BYTES``), the number of sentence hashes and the hashes (see ``Fingerprinted``).
+  (``SKETCH_BYTES``), the number of sentence hashes and the hashes, then the text's blocks
+  (``blocks_to_bytes``; see ``Fingerprinted``).
 
 Nothing is pickled: a reply is fixed-width numbers, checked as it is read.
 """
@@ -21,6 +22,12 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from scrapy_simdedup.errors import TextTooShortError
+from scrapy_simdedup.fingerprint.blocks import (
+    Block,
+    blocks_from_bytes,
+    blocks_to_bytes,
+    text_blocks,
+)
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
@@ -34,10 +41,12 @@ _HASH = struct.Struct("<Q")
 
 @dataclass(frozen=True)
 class Fingerprinted:
-    """What the pipeline needs of a text: its fingerprints and its nshash sentence hashes."""
+    """What the content judge needs of a text: its fingerprints, its nshash sentence
+    hashes and its blocks (to tell its host's template from its own content)."""
 
     fingerprint: TextFingerprint
     sentences: frozenset[int]
+    blocks: tuple[Block, ...] = ()
 
 
 def fingerprinted(
@@ -51,7 +60,7 @@ def fingerprinted(
         sentences = sentence_hashes(text, seed=seed)
     except TextTooShortError:
         sentences = frozenset()
-    return Fingerprinted(fingerprint, sentences)
+    return Fingerprinted(fingerprint, sentences, text_blocks(text, seed))
 
 
 def encode_reply(done: Fingerprinted) -> bytes:
@@ -60,7 +69,8 @@ def encode_reply(done: Fingerprinted) -> bytes:
     assert sketch is not None, "fingerprinted() always asks for the sketch"
     head = _HEAD.pack(simhash is not None, simhash or 0, fingerprint.exact, fingerprint.features)
     hashes = b"".join(_HASH.pack(h) for h in sorted(done.sentences))
-    return head + sketch.to_bytes() + _SENTENCES.pack(len(done.sentences)) + hashes
+    counted = _SENTENCES.pack(len(done.sentences))
+    return head + sketch.to_bytes() + counted + hashes + blocks_to_bytes(done.blocks)
 
 
 def decode_reply(raw: bytes) -> Fingerprinted:
@@ -70,12 +80,14 @@ def decode_reply(raw: bytes) -> Fingerprinted:
         raise ValueError(f"a fingerprint reply of {len(raw)} bytes is too short")
     flags, simhash, exact, features = _HEAD.unpack_from(raw)
     (count,) = _SENTENCES.unpack_from(raw, at)
-    if len(raw) != at + 1 + count * _HASH.size:
+    end = at + 1 + count * _HASH.size
+    blocks = blocks_from_bytes(raw[end:])
+    if len(raw) < end or blocks is None:
         raise ValueError(f"a fingerprint reply of {len(raw)} bytes holds {count} hashes")
-    sentences = frozenset(h for (h,) in _HASH.iter_unpack(raw[at + 1 :]))
+    sentences = frozenset(h for (h,) in _HASH.iter_unpack(raw[at + 1 : end]))
     sketch = Sketch.from_bytes(raw[_HEAD.size : at])
     fingerprint = TextFingerprint(simhash if flags & 1 else None, exact, features, sketch)
-    return Fingerprinted(fingerprint, sentences)
+    return Fingerprinted(fingerprint, sentences, blocks)
 
 
 def serve(requests: BinaryIO, replies: BinaryIO, tokenizer: Tokenizer, seed: int) -> None:

@@ -1,7 +1,18 @@
-"""Confirmation: a second, independent signal before a page is called a copy.
+"""Confirmation: is (almost) all of a page's content already in a stored candidate?
 
-A SimHash or sentence match only proposes a candidate; its sketch (see
-``fingerprint/sketch.py``) must agree: similar shingles and comparable length.
+A SimHash or sentence match only proposes a candidate. Two signals must then agree:
+
+* containment, from the sketches (see ``fingerprint/sketch.py``): the share of the page's
+  shingles the stored page holds, estimated from their Jaccard similarity and lengths. It
+  is asymmetric: a cut reprint is contained in its full original, the full original is not
+  contained in the cut reprint, so the longer page crawled second is kept. For pages of
+  equal length the bound equals ``min_similarity`` on Jaccard similarity. A page much
+  shorter than the stored one (a section of a stored chapter) is never a copy of it.
+* novelty, from the blocks (see ``fingerprint/blocks.py``): the words of the page's own
+  sentences (its host's template left out) that the candidate has neither as they are nor
+  edited. A page that adds ``NOVEL_MIN_WORDS`` words and ``NOVEL_SHARE`` of its own words
+  is no copy: a product page that shares a long delivery block with its neighbours, but
+  has its own description.
 """
 
 from __future__ import annotations
@@ -9,26 +20,122 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.fingerprint.sketch import Sketch
+from scrapy_simdedup.fingerprint.blocks import (
+    NEAR_BITS,
+    Block,
+    blocks_from_bytes,
+    blocks_to_bytes,
+)
+from scrapy_simdedup.fingerprint.simhash import hamming_distance
+from scrapy_simdedup.fingerprint.sketch import MIN_LENGTH_RATIO, SKETCH_BYTES, Sketch
 
 if TYPE_CHECKING:
     from scrapy_simdedup.fingerprint.worker import Fingerprinted
 
+NOVEL_MIN_WORDS = 20
+NOVEL_SHARE = 0.05
+
 
 @dataclass(frozen=True)
 class Confirmation:
-    """The comparison of a page with one stored candidate."""
+    """The comparison of a page with one stored candidate.
 
-    similarity: float  # estimated Jaccard similarity of their shingles; 0.0 without sketches
+    ``contained``: the estimated share of the page found in the stored page; ``contains``:
+    the share of the stored page found in this one. ``novel_words``: the words of the page's
+    own sentences the stored page lacks.
+    """
+
+    similarity: float
     copy: bool
+    contained: float = 0.0
+    contains: float = 0.0
+    novel_words: int = 0
+    adds_content: bool = False
+
+    @property
+    def direction(self) -> str:
+        """Which way the containment went, in words."""
+        if self.contained >= self.contains:
+            return "the page is contained in the stored one"
+        return "the page contains the stored one, and more"
 
 
 NO_SKETCH = Confirmation(0.0, copy=False)
 
 
-def confirm(done: Fingerprinted, payload: bytes, min_similarity: float) -> Confirmation:
-    """Compare a page with a stored candidate's payload (its sketch)."""
-    mine, theirs = done.fingerprint.sketch, Sketch.from_bytes(payload)
+def payload_of(sketch: Sketch | None, blocks: tuple[Block, ...]) -> bytes:
+    """What is stored with a page's fingerprint: its sketch, then its blocks."""
+    return (sketch.to_bytes() + blocks_to_bytes(blocks)) if sketch is not None else b""
+
+
+def confirm(
+    done: Fingerprinted,
+    payload: bytes,
+    min_similarity: float,
+    template: frozenset[int] = frozenset(),
+) -> Confirmation:
+    """Compare a page with a stored candidate's payload; ``template``: the exact hashes of
+    the blocks its host shares across pages."""
+    mine, theirs = done.fingerprint.sketch, Sketch.from_bytes(payload[:SKETCH_BYTES])
     if mine is None or theirs is None:
         return NO_SKETCH
-    return Confirmation(mine.similarity(theirs), mine.confirms(theirs, min_similarity))
+    similarity = mine.similarity(theirs)
+    contained = _containment(similarity, mine.tokens, theirs.tokens)
+    contains = _containment(similarity, theirs.tokens, mine.tokens)
+    stored_blocks = blocks_from_bytes(payload[SKETCH_BYTES:])
+    novel, own = _novel_words(done.blocks, stored_blocks or (), template)
+    adds = stored_blocks is not None and novel >= max(NOVEL_MIN_WORDS, NOVEL_SHARE * own)
+    copy = (
+        mine.tokens >= MIN_LENGTH_RATIO * theirs.tokens
+        and contained >= 2 * min_similarity / (1 + min_similarity)
+        and not adds
+    )
+    return Confirmation(similarity, copy, contained, contains, novel, adds)
+
+
+def _containment(similarity: float, mine: int, theirs: int) -> float:
+    """|A & B| / |A| from the Jaccard similarity of A and B and their sizes."""
+    if mine <= 0:
+        return 1.0
+    shared = similarity * (mine + theirs) / (1 + similarity)
+    return min(1.0, shared / mine)
+
+
+def _novel_words(
+    mine: tuple[Block, ...], theirs: tuple[Block, ...], template: frozenset[int]
+) -> tuple[int, int]:
+    """(words of the page's own blocks the stored page lacks, words of its own blocks)."""
+    exact = {block.exact for block in theirs}
+    novel = own = 0
+    for at, block in enumerate(mine):
+        if block.exact in template:
+            continue
+        own += block.words
+        if block.exact not in exact and not _edited(mine, at, theirs):
+            novel += block.words
+    return novel, own
+
+
+def _edited(mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...]) -> bool:
+    """Whether ``mine[at]`` is a sentence of ``theirs`` with a word or two changed: near
+    SimHashes, about as many words, and in the same place (a neighbour, or the page's
+    start or end, in common), since short sentences of one vocabulary meet by chance."""
+    block = mine[at]
+    slack = max(2, block.words // 5)
+    return any(
+        abs(block.words - other.words) <= slack
+        and hamming_distance(block.simhash, other.simhash) <= NEAR_BITS
+        and _aligned(mine, at, theirs, there)
+        for there, other in enumerate(theirs)
+    )
+
+
+def _aligned(mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...], there: int) -> bool:
+    before = at == there == 0 or (
+        at > 0 and there > 0 and mine[at - 1].exact == theirs[there - 1].exact
+    )
+    last, their_last = at == len(mine) - 1, there == len(theirs) - 1
+    after = (last and their_last) or (
+        not last and not their_last and mine[at + 1].exact == theirs[there + 1].exact
+    )
+    return before or after

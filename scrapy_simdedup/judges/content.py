@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.fingerprint.worker import Fingerprinted, fingerprinted
-from scrapy_simdedup.judges.confirmation import Confirmation, confirm
+from scrapy_simdedup.judges.confirmation import Confirmation, confirm, payload_of
 
 if TYPE_CHECKING:
     from scrapy_simdedup.index.handle import SimHashIndex
@@ -109,9 +110,10 @@ class ContentJudge:
         fingerprint = done.fingerprint
         if fingerprint.simhash is None:
             return self._decide_exactly(fingerprint.exact, key, record)
-        sketch = fingerprint.sketch.to_bytes() if fingerprint.sketch else b""
+        payload = payload_of(fingerprint.sketch, done.blocks)
+        templates = _Templates(self, done, key)
         if record:
-            result = self.index.query_or_add(fingerprint.simhash, key, sketch)
+            result = self.index.query_or_add(fingerprint.simhash, key, payload)
             matches, added = result.matches, result.added
         else:
             matches = self.index.query(fingerprint.simhash)
@@ -122,16 +124,18 @@ class ContentJudge:
         if not matches:
             # SimHash saw nothing within k bits; a reprint still shares its longest
             # sentences (nshash), so their owners get the same confirmation.
-            found_by, candidates = "sentences", self.sentence_candidates(done, key)
-        confirmations = [(m, confirm(done, m.payload, self.confirm_similarity)) for m in candidates]
+            found_by = "sentences"
+            candidates = self.sentence_candidates(done, key, templates.own)
+        confirmations = [
+            (match, confirm(done, match.payload, self.confirm_similarity, templates.of(match.key)))
+            for match in candidates
+        ]
         copied = next(((m, c) for m, c in confirmations if c.copy), None)
+        if record:
+            self._record(done, key, payload, templates.own, added=added, copy=copied is not None)
         if copied is not None:
-            if record and added:
-                self.index.discard(key)
             match, confirmation = copied
             return Verdict(key, match.key, match.distance, found_by, confirmation)
-        if record:
-            self._store(done, key, sketch, stored_already=added)
         closest = max((c for _, c in confirmations), key=_similarity, default=None)
         return Verdict(key, confirmation=closest, unconfirmed=bool(candidates))
 
@@ -145,21 +149,47 @@ class ContentJudge:
             first = self.index.exact_owner(exact)
         return Verdict(key, first, found_by="exact", revisit=first == key, exact_fallback=True)
 
-    def sentence_candidates(self, done: Fingerprinted, key: str | None) -> list[Match]:
-        """The stored pages that share one of the page's longest sentences (nshash)."""
-        owners = [owner for owner in self.index.sentence_owners(done.sentences) if owner != key]
+    def template_of(self, done: Fingerprinted, key: str | None) -> frozenset[int]:
+        """The page's blocks that its host's template holds (learned from judged pages)."""
+        host = host_of(key) if key else ""
+        return self.index.blocks.template(host, [block.exact for block in done.blocks])
+
+    def sentence_candidates(
+        self, done: Fingerprinted, key: str | None, template: frozenset[int] = frozenset()
+    ) -> list[Match]:
+        """The stored pages that share one of the page's longest sentences (nshash); its
+        host's template sentences find no candidates."""
+        shared = self.index.sentence_owners(done.sentences - template)
+        owners = [owner for owner in shared if owner != key]
         stored = [doc for owner in owners if (doc := self.index.document(owner)) is not None]
         assert done.fingerprint.simhash is not None
         return [_distance_to(doc, done.fingerprint.simhash) for doc in stored]
 
-    def _store(self, done: Fingerprinted, key: str, sketch: bytes, *, stored_already: bool) -> None:
+    def _record(
+        self,
+        done: Fingerprinted,
+        key: str,
+        payload: bytes,
+        template: frozenset[int],
+        *,
+        added: bool,
+        copy: bool,
+    ) -> None:
+        """Store a new page (a copy only counts its blocks), in crash-safe order: the page,
+        its sentences, its blocks' counts, then its exact entry."""
         fingerprint = done.fingerprint
         assert fingerprint.simhash is not None
-        if not stored_already:
-            self.index.add(fingerprint.simhash, key, sketch)
-        self._remember(key, fingerprint.exact)
-        self.index.record_sentences(done.sentences, key)
-        self.index.exact_or_add(fingerprint.exact, key)  # after the page: never one without
+        if copy:
+            if added:
+                self.index.discard(key)
+        else:
+            if not added:
+                self.index.add(fingerprint.simhash, key, payload)
+            self._remember(key, fingerprint.exact)
+            self.index.record_sentences(done.sentences - template, key)
+        self.index.blocks.count_page(host_of(key), [block.exact for block in done.blocks])
+        if not copy:
+            self.index.exact_or_add(fingerprint.exact, key)  # last: never one without a page
 
     def _remember(self, key: str, exact: int) -> None:
         if len(self._stored) < MAX_RELEASABLE:
@@ -175,6 +205,32 @@ class ContentJudge:
         # without it is harmless, an exact entry without its page would drop copies.
         released = self.index.discard_exact(exact, key)
         return self.index.discard(key) or released
+
+
+def host_of(key: str) -> str:
+    """The host whose template a page shares: its key's, or "" for keys that are no URL."""
+    try:
+        return urlsplit(key).hostname or ""
+    except ValueError:
+        return ""
+
+
+class _Templates:
+    """The page's template blocks: its own host's, and a candidate's host's as well (a
+    mirror copies its original's template with its pages); read once per host."""
+
+    def __init__(self, judge: ContentJudge, done: Fingerprinted, key: str) -> None:
+        self._judge, self._done, self._host = judge, done, host_of(key)
+        self.own = judge.template_of(done, key)
+        self._other: dict[str, frozenset[int]] = {}
+
+    def of(self, candidate: str) -> frozenset[int]:
+        host = host_of(candidate)
+        if host == self._host:
+            return self.own
+        if host not in self._other:
+            self._other[host] = self.own | self._judge.template_of(self._done, candidate)
+        return self._other[host]
 
 
 def _distance_to(stored: Match, fingerprint: int) -> Match:
