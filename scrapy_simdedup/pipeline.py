@@ -44,9 +44,11 @@ class NearDuplicateItem(DropItem):
     """The item's text is within the distance bound of a stored page, and confirmed."""
 
     def __init__(self, key: str, original: str, distance: int) -> None:
-        super().__init__(
-            f"near-duplicate of {original} ({distance} bits apart): {key}", log_level="DEBUG"
-        )
+        if original == key:
+            message = f"a second item with key {key} in this crawl"
+        else:
+            message = f"near-duplicate of {original} ({distance} bits apart): {key}"
+        super().__init__(message, log_level="DEBUG")
         self.original = original
         self.distance = distance
 
@@ -211,8 +213,12 @@ class ContentSeenPipeline:
             self._stats.inc_value(keys.CONTENT_EXACT_FALLBACK)
         elif verdict.found_by == "exact" and verdict.copy:
             self._stats.inc_value(keys.CONTENT_EXACT_COPIES)
+        if verdict.repeated_key:
+            self._stats.inc_value(keys.CONTENT_REPEATED_KEYS)
         if verdict.unconfirmed:
             self._stats.inc_value(keys.CONTENT_UNCONFIRMED)
+            if verdict.adds_content:
+                self._stats.inc_value(keys.CONTENT_ADDS_CONTENT)
         if verdict.revisit:
             self._stats.inc_value(keys.CONTENT_REVISITS)
         elif verdict.original is None:

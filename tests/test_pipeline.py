@@ -70,24 +70,44 @@ def test_copies_are_dropped_for_every_item_type(make: Any) -> None:
     }
 
 
-def test_revisit_is_never_a_duplicate() -> None:
-    with opened_pipeline() as pipeline:
-        for text in (ARTICLE, ARTICLE, ARTICLE + " One more sentence."):
-            pipeline.process_item({"url": "https://a.example/story", "text": text})
-        assert simdedup_stats(pipeline)["simdedup/content/revisits"] == 2
+def test_revisit_is_never_a_duplicate(tmp_path: Path) -> None:
+    settings = {"SIMDEDUP_STORE": "leveldb", "SIMDEDUP_DIR": str(tmp_path)}
+    for text in (ARTICLE, ARTICLE, ARTICLE + " One more sentence."):  # one crawl each
+        with opened_pipeline(settings) as pipeline:
+            item = {"url": "https://a.example/story", "text": text}
+            assert pipeline.process_item(item) is item
+    assert simdedup_stats(pipeline)["simdedup/content/revisits"] == 1
 
 
-def test_an_exact_copy_is_found_by_its_text_hash() -> None:
+def test_a_second_item_with_one_key_in_one_crawl_is_a_copy() -> None:
     with opened_pipeline() as pipeline:
         pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
-        mirrored = "  " + ARTICLE.replace(" ", "\n  ") + "\n"  # whitespace aside, the same
+        with pytest.raises(NearDuplicateItem) as info:
+            pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
+        assert info.value.original == "https://a.example/story"
+        assert "a second item with key https://a.example/story" in str(info.value)
+        stats = simdedup_stats(pipeline)
+        assert stats["simdedup/content/repeated_keys"] == 1
+        assert stats["simdedup/content/dropped"] == 1
+        assert "simdedup/content/revisits" not in stats
+    with opened_pipeline({"SIMDEDUP_DROP": False}) as pipeline:
+        pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
+        again = pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
+        assert again["simdedup_cluster"] == "https://a.example/story"
+
+
+def test_an_exact_copy_is_found_by_its_text_hash(tmp_path: Path) -> None:
+    settings = {"SIMDEDUP_STORE": "leveldb", "SIMDEDUP_DIR": str(tmp_path)}
+    mirrored = "  " + ARTICLE.replace(" ", "\n  ") + "\n"  # whitespace aside, the same
+    with opened_pipeline(settings) as pipeline:
+        pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
         with pytest.raises(NearDuplicateItem) as info:
             pipeline.process_item({"url": "https://b.example/story", "text": mirrored})
         assert (info.value.original, info.value.distance) == ("https://a.example/story", 0)
+        assert simdedup_stats(pipeline)["simdedup/content/exact_copies"] == 1
+    with opened_pipeline(settings) as pipeline:  # the next crawl
         pipeline.process_item({"url": "https://a.example/story", "text": mirrored})
-        stats = simdedup_stats(pipeline)
-        assert stats["simdedup/content/exact_copies"] == 1
-        assert stats["simdedup/content/revisits"] == 1
+        assert simdedup_stats(pipeline)["simdedup/content/revisits"] == 1
 
 
 def test_a_page_with_its_own_stored_fingerprint_is_judged_by_it() -> None:

@@ -46,11 +46,17 @@ class Verdict:
     revisit: bool = False
     unconfirmed: bool = False
     exact_fallback: bool = False
+    adds_content: bool = False  # a similar page was not confirmed: this one adds words
 
     @property
     def copy(self) -> bool:
         """True when the page should be dropped (or annotated) as a copy of ``original``."""
         return self.original is not None and not self.revisit
+
+    @property
+    def repeated_key(self) -> bool:
+        """A second item with the page's key in this run: a copy of the first."""
+        return self.found_by == "same_key"
 
 
 class ContentJudge:
@@ -100,6 +106,8 @@ class ContentJudge:
         run, or a stored page with exactly this text (whitespace aside; one read). None
         when neither, or when ``key`` has a stored page of its own (a re-visit of a changed
         page is decided by its fingerprint)."""
+        if key in self._stored:  # one run, one page per key: a re-visit is a later run's
+            return Verdict(key, key, found_by="same_key")
         owner = self.index.exact_owner(exact)
         if owner is None or (owner != key and self.index.document(key) is not None):
             return None
@@ -137,7 +145,8 @@ class ContentJudge:
             match, confirmation = copied
             return Verdict(key, match.key, match.distance, found_by, confirmation)
         closest = max((c for _, c in confirmations), key=_similarity, default=None)
-        return Verdict(key, confirmation=closest, unconfirmed=bool(candidates))
+        adds = any(c.adds_content for _, c in confirmations)
+        return Verdict(key, confirmation=closest, unconfirmed=bool(candidates), adds_content=adds)
 
     def _decide_exactly(self, exact: int, key: str, record: bool) -> Verdict:
         """Too short for a SimHash: the exact text hash is the only look-up."""

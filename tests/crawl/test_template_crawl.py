@@ -39,3 +39,18 @@ def test_every_product_is_kept_and_every_copy_dropped(
     copies = stats.get("simdedup/content/dropped", 0)
     skipped = sum(v for k, v in stats.items() if k.startswith("simdedup/url/skipped/"))
     assert copies + skipped == len(ALIASED) + PRODUCTS  # aliases and mirrored products
+
+
+def test_a_start_url_linked_again_is_one_item(shops: dict[str, str], tmp_path: Path) -> None:
+    # Scrapy fetches a start URL again when a page links to it (start requests skip the
+    # dupefilter); the second item with that URL in one crawl is a copy of the first.
+    product = shops["shop"] + "p/5"
+    crawl = run_crawl(
+        [shops["shop"], product],
+        tmp_path / "feed.jsonl",
+        "-s", f"SIMDEDUP_DIR={tmp_path}", "-s", "SIMDEDUP_URL_MODE=off",
+    )  # fmt: skip
+    assert crawl.returncode == 0, crawl.log[-3000:]
+    assert [item["url"] for item in crawl.items].count(product) == 1
+    assert crawl.stats["downloader/request_count"] >= PRODUCTS + len(ALIASED) + 2
+    assert crawl.simdedup()["simdedup/content/repeated_keys"] == 1
