@@ -202,14 +202,22 @@ def describe_verdict(verdict: Verdict) -> str:
     """One line a user can read: kept or dropped, against what, found how."""
     if verdict.revisit:
         return f"a re-visit of {verdict.original}: would be kept"
+    if verdict.repeated_key:
+        return f"a second item with key {verdict.key} in one crawl: would be dropped"
     if verdict.original is None:
         doubt = "; similar pages were not confirmed as copies" if verdict.unconfirmed else ""
+        if verdict.adds_content:
+            doubt = "; similar pages were found, but it adds words of its own"
         return f"new: would be kept{doubt}"
     found = {"exact": "the same text", "simhash": "SimHash", "sentences": "shared sentences"}
     how = found.get(verdict.found_by or "", verdict.found_by or "")
     detail = f"found by {how}, {verdict.distance} bits apart"
     if verdict.confirmation is not None:
-        detail += f", similarity {verdict.confirmation.similarity:.2f}"
+        confirmation = verdict.confirmation
+        detail += (
+            f", similarity {confirmation.similarity:.2f}, {confirmation.contained:.0%} of it "
+            "in the stored page"
+        )
     return f"a copy of {verdict.original} ({detail}): would be dropped"
 
 

@@ -3,6 +3,8 @@
 str fields are used as they are, unless they hold HTML, which is reduced to its readable
 text; bytes are decoded as a browser would; lists of strings are joined. Anything else, and
 bytes that are binary or undecodable, make the item pass unchecked with a counted reason.
+An item whose only text is a short title is not judged either: two pages of one site share
+a title far more often than a text, so a title alone would drop distinct pages.
 """
 
 from __future__ import annotations
@@ -18,8 +20,14 @@ if TYPE_CHECKING:
     from itemadapter import ItemAdapter
 
 _HTML = re.compile(r"<(?:!doctype|html|body|div|p|br|span|article|section|a|h[1-6])\b", re.I)
+TITLE_FIELD = "title"
+SHORT_TITLE_CHARS = 300
+"""A title longer than this is text enough to judge by (some items keep a teaser there)."""
 HTML_PER_TEXT_CHAR = 8
 """Markup kept per allowed text character before extraction: bounds the parser's work."""
+
+
+MISSING_CONTENT_FIELDS = "missing_content_fields"
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,7 @@ class ItemText:
 def item_text(adapter: ItemAdapter, fields: tuple[str, ...], max_chars: int) -> ItemText:
     parts: list[str] = []
     reasons: list[str] = []
+    sources: list[str] = []
     for name in fields:
         value = adapter.get(name)
         if value is None:
@@ -43,12 +52,24 @@ def item_text(adapter: ItemAdapter, fields: tuple[str, ...], max_chars: int) -> 
             reasons.append(reason)
         elif text.strip():
             parts.append(text)
+            sources.append(name)
     if not parts:
         return ItemText(skipped=reasons[0] if reasons else "no_text")
+    if _title_alone(fields, sources, parts):
+        return ItemText(skipped=MISSING_CONTENT_FIELDS)
     text = "\n".join(parts)
     if len(text) > max_chars:
         return ItemText(text[:max_chars], truncated=True)
     return ItemText(text)
+
+
+def _title_alone(fields: tuple[str, ...], sources: list[str], parts: list[str]) -> bool:
+    """Only a short title was found, where other content fields were asked for."""
+    return (
+        sources == [TITLE_FIELD]
+        and any(name != TITLE_FIELD for name in fields)
+        and len(parts[0]) <= SHORT_TITLE_CHARS
+    )
 
 
 def _field_text(value: object, max_chars: int) -> tuple[str, str | None]:

@@ -19,7 +19,7 @@ from scrapy_simdedup.helperprocess import (
     HelperStoppedError,
     cores_available,
 )
-from scrapy_simdedup.itemtext import item_text
+from scrapy_simdedup.itemtext import MISSING_CONTENT_FIELDS, item_text
 from scrapy_simdedup.judges.content import TEXT_KEY, ContentJudge
 from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.state import DedupState
@@ -78,6 +78,7 @@ class ContentSeenPipeline:
         self.state = state
         self.index: SimHashIndex | None = None
         self._annotation_warned = False
+        self._missing_content_warned = False
         self._helper: FingerprintHelper | None = None
         self.judge: ContentJudge | None = None
 
@@ -153,6 +154,8 @@ class ContentSeenPipeline:
         found = item_text(adapter, self.config.content_fields, self.config.max_text_chars)
         if found.skipped:
             self._stats.inc_value(keys.content_skipped(found.skipped))
+            if found.skipped == MISSING_CONTENT_FIELDS:
+                self._warn_missing_content(adapter)
             return item
         if found.truncated:
             self._stats.inc_value(keys.CONTENT_TRUNCATED)
@@ -258,6 +261,18 @@ class ContentSeenPipeline:
                     "(further items are only counted)",
                     type(adapter.item).__name__, CLUSTER_FIELD, DISTANCE_FIELD,
                 )  # fmt: skip
+
+    def _warn_missing_content(self, adapter: ItemAdapter) -> None:
+        if self._missing_content_warned:
+            return
+        self._missing_content_warned = True
+        logger.warning(
+            "simdedup: a %s item has no text in SIMDEDUP_CONTENT_FIELDS %s but a short title; "
+            "it is kept unjudged, as is every such item (counted in %s). Its fields are %s: "
+            "set SIMDEDUP_CONTENT_FIELDS to those holding the page's text",
+            type(adapter.item).__name__, list(self.config.content_fields),
+            keys.content_skipped(MISSING_CONTENT_FIELDS), sorted(adapter.keys()),
+        )  # fmt: skip
 
     def _store_failed(self, exc: StoreError) -> None:
         self._stats.inc_value(keys.CONTENT_STORE_ERRORS)

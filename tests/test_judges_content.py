@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -130,7 +131,47 @@ def test_a_page_without_a_key_is_keyed_by_its_text(index: SimHashIndex) -> None:
     judge = ContentJudge(index)
     verdict = judge.judge(ARTICLE, None)
     assert verdict.key.startswith("text:") and verdict.original is None
-    assert judge.judge(ARTICLE, None).revisit
+    assert judge.judge(ARTICLE, None).repeated_key  # in this run: a copy
+    assert ContentJudge(index).judge(ARTICLE, None).revisit  # in a later one
+
+
+def test_a_second_page_with_one_key_in_one_run_is_a_copy(index: SimHashIndex) -> None:
+    judge = ContentJudge(index)
+    judge.judge(ARTICLE, "https://a.example/story")
+    again = judge.judge(OTHER, "https://a.example/story")
+    assert again.copy and again.repeated_key and again.original == "https://a.example/story"
+    judge.release("https://a.example/story")  # a later pipeline dropped the first
+    assert not judge.judge(ARTICLE, "https://a.example/story").copy
+
+
+def test_a_cut_reprint_first_then_the_full_original_keeps_both(index: SimHashIndex) -> None:
+    lines = ARTICLE.split("\n")
+    cut = "\n".join(lines[: len(lines) * 4 // 5])  # the reprint cuts the last fifth
+    judge = ContentJudge(index)
+    assert not judge.judge(cut, "https://portal.example/reprint").copy
+    full = judge.judge(ARTICLE, "https://news.example/original")
+    assert not full.copy  # it carries what the reprint cut
+    if full.confirmation is not None:
+        assert full.confirmation.contains > full.confirmation.contained
+        assert full.confirmation.direction == "stored_in_page"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda text: "Reprinted: A Guide To The Language\n" + text,
+        lambda text: text + "\nEdited by Jane Smith.",
+        lambda text: "Reprinted: A Guide To The Language\n" + text + "\nEdited by Jane Smith.",
+    ],
+    ids=["retitled", "editor-line", "both"],
+)
+def test_a_retitled_or_signed_reprint_is_still_a_copy(index: SimHashIndex, edit: Any) -> None:
+    judge = ContentJudge(index)
+    judge.judge(ARTICLE, "https://news.example/original")
+    verdict = judge.judge(edit(ARTICLE), "https://portal.example/reprint")
+    assert verdict.copy and verdict.original == "https://news.example/original"
+    assert verdict.confirmation is not None
+    assert verdict.confirmation.direction == "page_in_stored"
 
 
 def _shop_pages() -> list[tuple[str, str]]:

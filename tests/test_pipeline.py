@@ -299,3 +299,36 @@ def test_a_full_memory_store_is_a_store_error_and_loses_nothing(
     assert 0 < stats["simdedup/content/unique"] < len(articles)
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and "holds its limit of 1,000 keys" in errors[0]
+
+
+def test_items_without_their_content_field_are_never_judged_by_title(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The body is in "content", which SIMDEDUP_CONTENT_FIELDS does not name: the four
+    # distinct threads share the forum's title and nothing else the pipeline would read.
+    threads = [
+        {"url": f"https://forum.example/t/{n}", "title": "Forum - Example", "content": text}
+        for n, text in enumerate((ARTICLE, OTHER, THIRD, REPRINT))
+    ]
+    with caplog.at_level("WARNING"), opened_pipeline() as pipeline:
+        for thread in threads:
+            assert pipeline.process_item(thread) is thread
+        stats = simdedup_stats(pipeline)
+    assert stats["simdedup/content/skipped/missing_content_fields"] == 4
+    assert "simdedup/content/dropped" not in stats
+    warnings = [r.getMessage() for r in caplog.records if "short title" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "['content', 'title', 'url']" in warnings[0]
+    assert "SIMDEDUP_CONTENT_FIELDS" in warnings[0]
+    with opened_pipeline({"SIMDEDUP_CONTENT_FIELDS": ["title", "content"]}) as pipeline:
+        kept = [pipeline.process_item(thread) for thread in threads[:3]]
+        assert len(kept) == 3
+        with pytest.raises(NearDuplicateItem):  # judged by its content, it is a reprint
+            pipeline.process_item(threads[3])
+
+
+def test_a_long_title_alone_is_text_enough() -> None:
+    with opened_pipeline() as pipeline:
+        pipeline.process_item({"url": "https://a.example/1", "title": ARTICLE})
+        with pytest.raises(NearDuplicateItem):
+            pipeline.process_item({"url": "https://b.example/1", "title": ARTICLE})

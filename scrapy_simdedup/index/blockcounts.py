@@ -5,7 +5,9 @@ templates its earlier runs and other workers saw:
 
     b <host hash:8> <block hash:8>  ->  pages carrying it, one byte (capped at 255)
 
-A page is counted once, when it is stored as new; copies are not counted. Counts are
+A page is counted once, when it is stored as new: a template is what a host's distinct pages
+share, so copies are not counted (a mirror's copies are judged with their original's host's
+template as well). Counts are
 bounded (one byte each, at most ``MAX_BLOCKS`` keys per stored page) and never decrease:
 a page released by a later pipeline leaves its counts, which only ever make a block look
 more like a template, never a page more like a copy.

@@ -54,10 +54,13 @@ class Confirmation:
 
     @property
     def direction(self) -> str:
-        """Which way the containment went, in words."""
-        if self.contained >= self.contains:
-            return "the page is contained in the stored one"
-        return "the page contains the stored one, and more"
+        """Which way the containment went: "page_in_stored" (a copy: it adds nothing),
+        "stored_in_page" (it carries the stored page and more), or "partial"."""
+        if self.copy:
+            return "page_in_stored"
+        if self.contains > self.contained:
+            return "stored_in_page"
+        return "partial"
 
 
 NO_SKETCH = Confirmation(0.0, copy=False)

@@ -184,21 +184,21 @@ class ContentJudge:
         added: bool,
         copy: bool,
     ) -> None:
-        """Store a new page (a copy only counts its blocks), in crash-safe order: the page,
-        its sentences, its blocks' counts, then its exact entry."""
+        """Store a new page in crash-safe order: the page, its sentences, its blocks' counts
+        (a template is what distinct pages share: copies are not counted), then its exact
+        entry. A copy found after ``query_or_add`` stored it is taken out again."""
         fingerprint = done.fingerprint
         assert fingerprint.simhash is not None
         if copy:
             if added:
                 self.index.discard(key)
-        else:
-            if not added:
-                self.index.add(fingerprint.simhash, key, payload)
-            self._remember(key, fingerprint.exact)
-            self.index.record_sentences(done.sentences - template, key)
+            return
+        if not added:
+            self.index.add(fingerprint.simhash, key, payload)
+        self._remember(key, fingerprint.exact)
+        self.index.record_sentences(done.sentences - template, key)
         self.index.blocks.count_page(host_of(key), [block.exact for block in done.blocks])
-        if not copy:
-            self.index.exact_or_add(fingerprint.exact, key)  # last: never one without a page
+        self.index.exact_or_add(fingerprint.exact, key)  # last: never one without a page
 
     def _remember(self, key: str, exact: int) -> None:
         if len(self._stored) < MAX_RELEASABLE:
@@ -217,11 +217,14 @@ class ContentJudge:
 
 
 def host_of(key: str) -> str:
-    """The host whose template a page shares: its key's, or "" for keys that are no URL."""
+    """The site whose template a page shares: its key's host (and port, when one is
+    given), or "" for keys that are no URL."""
     try:
-        return urlsplit(key).hostname or ""
+        parts = urlsplit(key)
+        host, port = parts.hostname or "", parts.port
     except ValueError:
         return ""
+    return f"{host}:{port}" if port else host
 
 
 class _Templates:
