@@ -151,7 +151,9 @@ class ContentSeenPipeline:
         process fingerprints the text (Scrapy awaits it, other items go on meanwhile)."""
         adapter = ItemAdapter(item)
         self._stats.inc_value(keys.CONTENT_CHECKED)
-        found = item_text(adapter, self.config.content_fields, self.config.max_text_chars)
+        config = self.config
+        fields, html = config.content_fields, config.content_html
+        found = item_text(adapter, fields, config.max_text_chars, html)
         if found.skipped:
             self._stats.inc_value(keys.content_skipped(found.skipped))
             if found.skipped == MISSING_CONTENT_FIELDS:

@@ -332,3 +332,20 @@ def test_a_long_title_alone_is_text_enough() -> None:
         pipeline.process_item({"url": "https://a.example/1", "title": ARTICLE})
         with pytest.raises(NearDuplicateItem):
             pipeline.process_item({"url": "https://b.example/1", "title": ARTICLE})
+
+
+def test_prose_quoting_tags_is_kept_whole_and_judged_on_all_of_it() -> None:
+    # Two different reference pages that quote <header>: parsed as HTML, both would be cut
+    # at the tag to the same few words, and the second dropped as a copy of the first.
+    first = "The <header> element introduces a page. " + ARTICLE
+    second = "The <header> element introduces a page. " + OTHER
+    with opened_pipeline() as pipeline:
+        for n, text in enumerate((first, second)):
+            item = {"url": f"https://ref.example/{n}", "text": text}
+            assert pipeline.process_item(item) is item
+        with pytest.raises(NearDuplicateItem):  # judged on all of its text
+            pipeline.process_item({"url": "https://copy.example/0", "text": first})
+    with opened_pipeline({"SIMDEDUP_CONTENT_HTML": "html"}) as pipeline:
+        pipeline.process_item({"url": "https://ref.example/0", "text": first})
+        with pytest.raises(NearDuplicateItem):  # said to be HTML: cut at <header>
+            pipeline.process_item({"url": "https://ref.example/1", "text": second})
