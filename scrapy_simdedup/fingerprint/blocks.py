@@ -5,7 +5,8 @@ forum's rules) is not a copy of those pages; it is one when (almost) every block
 is already stored. Each block carries two hashes: ``exact`` (the same as nshash's sentence
 hash, so a template sentence can be left out of the nshash look-up) and ``simhash``, a
 64-bit SimHash of its words, near for a sentence with a word or two edited. A page keeps at
-most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS`` words or more, in text order.
+most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS`` words or more, in text order, from its
+first ``MAX_BLOCK_CHARS`` characters.
 
 Serialised after the sketch in a stored page's payload: a uint16 count, then per block its
 exact hash and SimHash (uint64) and its word count (uint16), little-endian.
@@ -24,6 +25,9 @@ from scrapy_simdedup.fingerprint.nshash import split_sentences
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
 
 MAX_BLOCKS = 128
+MAX_BLOCK_CHARS = 20_000
+"""Blocks are taken from the text's start: a long page's first 128 sentences are enough to
+tell it apart, and its fingerprints cover the rest."""
 MIN_BLOCK_WORDS = 4
 NEAR_BITS = 12
 """Blocks whose SimHashes are this close are one sentence, edited (a word in ten changed)."""
@@ -45,7 +49,7 @@ def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
     """The page's blocks of ``MIN_BLOCK_WORDS`` words or more (at most ``MAX_BLOCKS``)."""
     sentences: list[str] = []
     words: list[list[str]] = []
-    for sentence in split_sentences(text):
+    for sentence in split_sentences(text[:MAX_BLOCK_CHARS]):
         found = _WORD.findall(sentence.lower())
         if len(found) >= MIN_BLOCK_WORDS:
             sentences.append(sentence)
@@ -62,18 +66,16 @@ def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
 
 
 def _word_simhashes(blocks: list[list[str]], seed: int) -> list[int]:
-    """One SimHash per block (each distinct word one vote), in one vectorised pass."""
-    distinct = [list(dict.fromkeys(words)) for words in blocks]
-    flat = [word for words in distinct for word in words]
-    bits = np.unpackbits(
-        feature_hashes(flat, seed).astype("<u8").view(np.uint8).reshape(-1, 8),
-        axis=1,
-        bitorder="little",
-    ).astype(np.int32)
-    starts = np.cumsum([0, *map(len, distinct[:-1])])
-    ones = np.add.reduceat(bits, starts, axis=0)
-    sizes = np.array([len(words) for words in distinct])[:, None]
-    packed = np.packbits(2 * ones > sizes, axis=1, bitorder="little")
+    """One SimHash per block (each word one vote), in one vectorised pass; each distinct
+    word of the page is hashed once."""
+    vocabulary: dict[str, int] = {}
+    at = [vocabulary.setdefault(word, len(vocabulary)) for words in blocks for word in words]
+    hashes = feature_hashes(vocabulary, seed).astype("<u8").view(np.uint8).reshape(-1, 8)
+    bits = np.unpackbits(hashes, axis=1, bitorder="little").astype(np.int32)
+    sizes = np.fromiter(map(len, blocks), dtype=np.int64, count=len(blocks))
+    starts = np.concatenate(([0], np.cumsum(sizes[:-1])))
+    ones = np.add.reduceat(bits[np.array(at)], starts, axis=0)
+    packed = np.packbits(2 * ones > sizes[:, None], axis=1, bitorder="little")
     return [int.from_bytes(row.tobytes(), "little") for row in packed]
 
 
