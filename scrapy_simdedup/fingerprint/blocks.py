@@ -2,14 +2,16 @@
 
 A page that shares a long block with every page of its host (delivery terms, a licence, a
 forum's rules) is not a copy of those pages; it is one when (almost) every block of its own
-is already stored. Each block carries two hashes: ``exact`` (the same as nshash's sentence
-hash, so a template sentence can be left out of the nshash look-up) and ``simhash``, a
-64-bit SimHash of its words, near for a sentence with a word or two edited. A page keeps at
+is already stored. Each block carries three hashes: ``exact`` (the same as nshash's
+sentence hash, so a template sentence can be left out of the nshash look-up), ``simhash``,
+a 64-bit SimHash of its words, and ``wordset``, its words as one bit each of 64 bits. A
+sentence with a word or two edited keeps a near SimHash when it is long, and most of its
+word bits when it is short (``similar_words``). A page keeps at
 most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS`` words or more, in text order, from its
 first ``MAX_BLOCK_CHARS`` characters.
 
 Serialised after the sketch in a stored page's payload: a uint16 count, then per block its
-exact hash and SimHash (uint64) and its word count (uint16), little-endian.
+exact hash, SimHash and word set (uint64) and its word count (uint16), little-endian.
 """
 
 from __future__ import annotations
@@ -31,18 +33,36 @@ tell it apart, and its fingerprints cover the rest."""
 MIN_BLOCK_WORDS = 4
 NEAR_BITS = 12
 """Blocks whose SimHashes are this close are one sentence, edited (a word in ten changed)."""
-_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]|[^\W_]+")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WORD = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")  # a CJK character is a word of its own
 _COUNT = struct.Struct("<H")
-_BLOCK = struct.Struct("<QQH")
+_BLOCK = struct.Struct("<QQQH")
+MAX_WORDSET_WORDS = 32
+"""Up to this many words, word sets tell an edited sentence (most bits in common) from
+another sentence; beyond, their 64 bits fill up, and the SimHash decides."""
+MIN_WORDSET_SHARE = 0.6
 
 
 @dataclass(frozen=True)
 class Block:
-    """One sentence of a page: its exact hash, the SimHash of its words, its word count."""
+    """One sentence of a page: its exact hash, the SimHash and set of its words, its word
+    count."""
 
     exact: int
     simhash: int
+    wordset: int
     words: int
+
+    def similar_words(self, other: Block) -> bool:
+        """Short sentences sharing most of their words (a Jaccard share of their bits)."""
+        if max(self.words, other.words) > MAX_WORDSET_WORDS:
+            return False
+        union = (self.wordset | other.wordset).bit_count()
+        return (self.wordset & other.wordset).bit_count() >= MIN_WORDSET_SHARE * union
+
+    def joined(self, other: Block) -> Block:
+        """The two sentences as one (for word sets and counts; no hashes of its own)."""
+        return Block(0, 0, self.wordset | other.wordset, self.words + other.words)
 
 
 def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
@@ -58,29 +78,43 @@ def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
                 break
     if not sentences:
         return ()
-    simhashes = _word_simhashes(words, seed)
+    prints = _word_prints(words, seed)
     return tuple(
-        Block(mmh3.hash64(s.encode("utf-8", "surrogatepass"), seed, signed=False)[0], h, len(w))
-        for s, h, w in zip(sentences, simhashes, words, strict=True)
+        Block(_sentence_hash(s, seed), simhash, wordset, len(w))
+        for s, (simhash, wordset), w in zip(sentences, prints, words, strict=True)
     )
 
 
-def _word_simhashes(blocks: list[list[str]], seed: int) -> list[int]:
-    """One SimHash per block (each word one vote), in one vectorised pass; each distinct
-    word of the page is hashed once."""
+def _sentence_hash(sentence: str, seed: int) -> int:
+    return mmh3.hash64(sentence.encode("utf-8", "surrogatepass"), seed, signed=False)[0]
+
+
+def _word_prints(blocks: list[list[str]], seed: int) -> list[tuple[int, int]]:
+    """(SimHash, word set) per block (each word one vote, one bit), in one vectorised pass;
+    each distinct word of the page is hashed once."""
     vocabulary: dict[str, int] = {}
     at = [vocabulary.setdefault(word, len(vocabulary)) for words in blocks for word in words]
-    hashes = feature_hashes(vocabulary, seed).astype("<u8").view(np.uint8).reshape(-1, 8)
-    bits = np.unpackbits(hashes, axis=1, bitorder="little").astype(np.int32)
+    hashes = feature_hashes(vocabulary, seed)
+    bits = np.unpackbits(
+        hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
+    ).astype(np.int32)
     sizes = np.fromiter(map(len, blocks), dtype=np.int64, count=len(blocks))
     starts = np.concatenate(([0], np.cumsum(sizes[:-1])))
-    ones = np.add.reduceat(bits[np.array(at)], starts, axis=0)
+    at_words = np.array(at)
+    ones = np.add.reduceat(bits[at_words], starts, axis=0)
     packed = np.packbits(2 * ones > sizes[:, None], axis=1, bitorder="little")
-    return [int.from_bytes(row.tobytes(), "little") for row in packed]
+    word_bits = np.left_shift(np.uint64(1), hashes >> np.uint64(58))
+    wordsets = np.bitwise_or.reduceat(word_bits[at_words], starts)
+    return [
+        (int.from_bytes(row.tobytes(), "little"), int(wordset))
+        for row, wordset in zip(packed, wordsets, strict=True)
+    ]
 
 
 def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
-    body = b"".join(_BLOCK.pack(b.exact, b.simhash, min(b.words, 0xFFFF)) for b in blocks)
+    body = b"".join(
+        _BLOCK.pack(b.exact, b.simhash, b.wordset, min(b.words, 0xFFFF)) for b in blocks
+    )
     return _COUNT.pack(len(blocks)) + body
 
 

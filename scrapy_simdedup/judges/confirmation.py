@@ -2,17 +2,19 @@
 
 A SimHash or sentence match only proposes a candidate. Two signals must then agree:
 
-* containment, from the sketches (see ``fingerprint/sketch.py``): the share of the page's
-  shingles the stored page holds, estimated from their Jaccard similarity and lengths. It
-  is asymmetric: a cut reprint is contained in its full original, the full original is not
-  contained in the cut reprint, so the longer page crawled second is kept. For pages of
-  equal length the bound equals ``min_similarity`` on Jaccard similarity. A page much
-  shorter than the stored one (a section of a stored chapter) is never a copy of it.
-* novelty, from the blocks (see ``fingerprint/blocks.py``): the words of the page's own
-  sentences (its host's template left out) that the candidate has neither as they are nor
-  edited. A page that adds ``NOVEL_MIN_WORDS`` words and ``NOVEL_SHARE`` of its own words
-  is no copy: a product page that shares a long delivery block with its neighbours, but
-  has its own description.
+* similarity, from the sketches (see ``fingerprint/sketch.py``): estimated Jaccard
+  similarity of their shingles of at least ``min_similarity``, lengths within 20%;
+* containment, from the blocks (see ``fingerprint/blocks.py``), which is asymmetric: the
+  words of the page's own sentences (its site's template left out) that the candidate has
+  neither as they are nor edited (a word or two changed, two sentences joined). A page
+  that adds ``NOVEL_MIN_WORDS`` words and ``NOVEL_SHARE`` of its own words is no copy: the
+  full article crawled after a cut reprint of it, a product page that shares a long
+  delivery block with its neighbours but has its own description. A retitled reprint, or
+  one with an editor line, adds a few words only. Pages stored before blocks were kept
+  are compared by similarity alone.
+
+The confirmation also estimates, from the sketches, how much of each page the other holds
+(``contained``, ``contains``), so that a verdict can say which way containment went.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from scrapy_simdedup.fingerprint.blocks import (
     blocks_to_bytes,
 )
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
-from scrapy_simdedup.fingerprint.sketch import MIN_LENGTH_RATIO, SKETCH_BYTES, Sketch
+from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 
 if TYPE_CHECKING:
     from scrapy_simdedup.fingerprint.worker import Fingerprinted
 
 NOVEL_MIN_WORDS = 20
+CLOSE_BITS = 8
+"""Blocks this close are one sentence edited, whatever their word counts."""
 NOVEL_SHARE = 0.05
 
 
@@ -88,11 +92,7 @@ def confirm(
     stored_blocks = blocks_from_bytes(payload[SKETCH_BYTES:])
     novel, own = _novel_words(done.blocks, stored_blocks or (), template)
     adds = stored_blocks is not None and novel >= max(NOVEL_MIN_WORDS, NOVEL_SHARE * own)
-    copy = (
-        mine.tokens >= MIN_LENGTH_RATIO * theirs.tokens
-        and contained >= 2 * min_similarity / (1 + min_similarity)
-        and not adds
-    )
+    copy = mine.confirms(theirs, min_similarity) and not adds
     return Confirmation(similarity, copy, contained, contains, novel, adds)
 
 
@@ -120,25 +120,43 @@ def _novel_words(
 
 
 def _edited(mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...]) -> bool:
-    """Whether ``mine[at]`` is a sentence of ``theirs`` with a word or two changed: near
-    SimHashes, about as many words, and in the same place (a neighbour, or the page's
-    start or end, in common), since short sentences of one vocabulary meet by chance."""
+    """Whether ``mine[at]`` is a sentence of ``theirs`` with a word or two changed, or two of
+    its sentences joined (a full stop edited away): near SimHashes and about as many words,
+    or most words in common for short ones; and in the same place (a neighbour, or the
+    page's start or end, in common), since short sentences of one vocabulary meet by
+    chance."""
     block = mine[at]
     slack = max(2, block.words // 5)
-    return any(
-        abs(block.words - other.words) <= slack
-        and hamming_distance(block.simhash, other.simhash) <= NEAR_BITS
-        and _aligned(mine, at, theirs, there)
-        for there, other in enumerate(theirs)
-    )
+    distances = [hamming_distance(block.simhash, other.simhash) for other in theirs]
+    for there, other in enumerate(theirs):
+        distance = distances[there]
+        near = distance <= NEAR_BITS and (
+            abs(block.words - other.words) <= slack or distance <= CLOSE_BITS
+        )
+        if (near or block.similar_words(other)) and _aligned(mine, at, theirs, there, 1):
+            return True
+        if there + 1 < len(theirs):
+            joined = other.joined(theirs[there + 1])
+            close = min(distance, distances[there + 1]) <= NEAR_BITS
+            if (
+                abs(block.words - joined.words) <= slack
+                and (close or block.similar_words(joined))
+                and _aligned(mine, at, theirs, there, 2)
+            ):
+                return True
+    return False
 
 
-def _aligned(mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...], there: int) -> bool:
+def _aligned(
+    mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...], there: int, span: int
+) -> bool:
+    """A neighbour in common: the blocks before, or those after ``theirs[there:there+span]``."""
+    end = there + span - 1
     before = at == there == 0 or (
         at > 0 and there > 0 and mine[at - 1].exact == theirs[there - 1].exact
     )
-    last, their_last = at == len(mine) - 1, there == len(theirs) - 1
+    last, their_last = at == len(mine) - 1, end == len(theirs) - 1
     after = (last and their_last) or (
-        not last and not their_last and mine[at + 1].exact == theirs[there + 1].exact
+        not last and not their_last and mine[at + 1].exact == theirs[end + 1].exact
     )
     return before or after
