@@ -227,3 +227,14 @@ def test_template_blocks_find_no_candidates_and_are_counted_in_the_store(tmp_pat
         assert len(template) >= 20  # the delivery block's sentences
         assert judge.sentence_candidates(done, "https://shop.example/p/9", template) == []
         assert not judge.explain(page_text(pages["/p/9"]), "https://shop.example/p/9").copy
+
+
+def test_two_items_with_one_key_fingerprinted_at_once_are_one_page(index: SimHashIndex) -> None:
+    # Both passed the shortcut before either was decided (the helper process had them).
+    judge = ContentJudge(index)
+    key = "https://a.example/story"
+    exact = judge.exact_hash(ARTICLE)
+    assert judge.shortcut(exact, key) is None and judge.shortcut(exact, key) is None
+    done = judge.fingerprinted(ARTICLE, exact)
+    assert not judge.decide(done, key).copy
+    assert judge.decide(done, key).repeated_key

@@ -26,9 +26,9 @@ import numpy as np
 from scrapy_simdedup.fingerprint.nshash import split_sentences
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
 
-MAX_BLOCKS = 128
-MAX_BLOCK_CHARS = 20_000
-"""Blocks are taken from the text's start: a long page's first 128 sentences are enough to
+MAX_BLOCKS = 256
+MAX_BLOCK_CHARS = 50_000
+"""Blocks are taken from the text's start: a long page's first 256 sentences are enough to
 tell it apart, and its fingerprints cover the rest."""
 MIN_BLOCK_WORDS = 4
 NEAR_BITS = 12

@@ -53,19 +53,28 @@ class BlockCounts:
 
     def template(self, host: str, blocks: Iterable[int]) -> frozenset[int]:
         """The blocks that are part of ``host``'s template."""
-        counts = self.counts(host, blocks)
-        return frozenset(block for block, count in counts.items() if count >= TEMPLATE_PAGES)
+        return template_of(self.counts(host, blocks))
 
-    def count_page(self, host: str, blocks: Iterable[int]) -> None:
-        """One more stored page of ``host`` carries each of ``blocks``."""
+    def count_page(
+        self, host: str, blocks: Iterable[int], counts: dict[int, int] | None = None
+    ) -> None:
+        """One more stored page of ``host`` carries each of ``blocks``; ``counts``: theirs
+        as ``counts`` just read them (saves reading them again; with a store shared by
+        several crawls, a page counted meanwhile by another is then lost: counts are a
+        lower bound)."""
         prefix, store = self._prefix(host), self._core.store
         with self._core.lock, store.locked():
-            puts = {}
-            for block in set(blocks):
-                key = prefix + block.to_bytes(8, "big")
-                raw = store.get(key)
-                count = raw[0] if raw else 0
-                if count < MAX_COUNT:
-                    puts[key] = bytes([count + 1])
+            if counts is None:
+                counts = self.counts(host, blocks)
+            puts = {
+                prefix + block.to_bytes(8, "big"): bytes([counts.get(block, 0) + 1])
+                for block in set(blocks)
+                if counts.get(block, 0) < MAX_COUNT
+            }
             if puts:
                 store.write(puts)
+
+
+def template_of(counts: dict[int, int]) -> frozenset[int]:
+    """The blocks whose counts make them part of a template."""
+    return frozenset(block for block, count in counts.items() if count >= TEMPLATE_PAGES)

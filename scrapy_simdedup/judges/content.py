@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.fingerprint.worker import Fingerprinted, fingerprinted
+from scrapy_simdedup.index.blockcounts import template_of
 from scrapy_simdedup.judges.confirmation import Confirmation, confirm, payload_of
 
 if TYPE_CHECKING:
@@ -115,6 +116,8 @@ class ContentJudge:
 
     def decide(self, done: Fingerprinted, key: str, *, record: bool = True) -> Verdict:
         """The verdict from the page's fingerprints; with ``record`` a new page is stored."""
+        if key in self._stored:  # stored meanwhile, while this item was fingerprinted
+            return Verdict(key, key, found_by="same_key")
         fingerprint = done.fingerprint
         if fingerprint.simhash is None:
             return self._decide_exactly(fingerprint.exact, key, record)
@@ -140,7 +143,7 @@ class ContentJudge:
         ]
         copied = next(((m, c) for m, c in confirmations if c.copy), None)
         if record:
-            self._record(done, key, payload, templates.own, added=added, copy=copied is not None)
+            self._record(done, key, payload, templates, added=added, copy=copied is not None)
         if copied is not None:
             match, confirmation = copied
             return Verdict(key, match.key, match.distance, found_by, confirmation)
@@ -179,7 +182,7 @@ class ContentJudge:
         done: Fingerprinted,
         key: str,
         payload: bytes,
-        template: frozenset[int],
+        templates: _Templates,
         *,
         added: bool,
         copy: bool,
@@ -196,8 +199,9 @@ class ContentJudge:
         if not added:
             self.index.add(fingerprint.simhash, key, payload)
         self._remember(key, fingerprint.exact)
-        self.index.record_sentences(done.sentences - template, key)
-        self.index.blocks.count_page(host_of(key), [block.exact for block in done.blocks])
+        self.index.record_sentences(done.sentences - templates.own, key)
+        exacts = [block.exact for block in done.blocks]
+        self.index.blocks.count_page(host_of(key), exacts, templates.counts)
         self.index.exact_or_add(fingerprint.exact, key)  # last: never one without a page
 
     def _remember(self, key: str, exact: int) -> None:
@@ -233,7 +237,8 @@ class _Templates:
 
     def __init__(self, judge: ContentJudge, done: Fingerprinted, key: str) -> None:
         self._judge, self._done, self._host = judge, done, host_of(key)
-        self.own = judge.template_of(done, key)
+        self.counts = judge.index.blocks.counts(self._host, [b.exact for b in done.blocks])
+        self.own = template_of(self.counts)
         self._other: dict[str, frozenset[int]] = {}
 
     def of(self, candidate: str) -> frozenset[int]:
