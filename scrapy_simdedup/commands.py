@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.config import SimDedupConfig
     from scrapy_simdedup.index.handle import SimHashIndex
-    from scrapy_simdedup.judges.content import Verdict
+    from scrapy_simdedup.judges.verdict import Verdict
 
 ACTIONS = ("inspect", "query", "repair", "reset")
 MAX_LISTED = 20

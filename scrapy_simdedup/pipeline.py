@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.fingerprint.worker import Fingerprinted
     from scrapy_simdedup.index.handle import SimHashIndex
-    from scrapy_simdedup.judges.content import Verdict
+    from scrapy_simdedup.judges.verdict import Verdict
 
 logger = logging.getLogger(__name__)
 

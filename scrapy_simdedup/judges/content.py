@@ -2,23 +2,24 @@
 
 Plain Python over an opened ``SimHashIndex``: the pipeline, ``scrapy simdedup query`` and
 scripts call the same judge, so they cannot disagree. It owns the order of the checks
-(exact text, SimHash, the owners of shared sentences, then confirmation by sketch) and the
+(one item per key in a run, exact text, SimHash, the owners of shared sentences, then
+confirmation: similarity and one-way containment, the site's template left out) and the
 order of the writes that keeps the store consistent after a crash: a page's fingerprint
-first, then its sentences, then its exact entry, so that no exact entry ever points to a
-page that is not stored.
+first, then its sentences, its template counts, and last its exact entry, so that no exact
+entry ever points to a page that is not stored.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.fingerprint.worker import Fingerprinted, fingerprinted
-from scrapy_simdedup.index.blockcounts import template_of
 from scrapy_simdedup.judges.confirmation import Confirmation, confirm, payload_of
+from scrapy_simdedup.judges.templates import PageTemplates
+from scrapy_simdedup.judges.verdict import Verdict
 
 if TYPE_CHECKING:
     from scrapy_simdedup.index.handle import SimHashIndex
@@ -27,37 +28,6 @@ if TYPE_CHECKING:
 MAX_RELEASABLE = 1_000_000
 """Keys remembered for ``release`` (and for one item per key in one run)."""
 TEXT_KEY = "text:"  # the key of a page without one: its text's exact hash
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What the judge decided about one page.
-
-    ``original``: the key of the page this one copies (``key`` itself for a re-visit), or
-    None when it is new. ``found_by``: "exact", "simhash", "sentences" or "same_key" (a
-    second item with this key in one run). ``confirmation``: the sketch comparison that
-    confirmed the copy, or the closest one that did not (``unconfirmed``).
-    """
-
-    key: str
-    original: str | None = None
-    distance: int = 0
-    found_by: str | None = None
-    confirmation: Confirmation | None = None
-    revisit: bool = False
-    unconfirmed: bool = False
-    exact_fallback: bool = False
-    adds_content: bool = False  # a similar page was not confirmed: this one adds words
-
-    @property
-    def copy(self) -> bool:
-        """True when the page should be dropped (or annotated) as a copy of ``original``."""
-        return self.original is not None and not self.revisit
-
-    @property
-    def repeated_key(self) -> bool:
-        """A second item with the page's key in this run: a copy of the first."""
-        return self.found_by == "same_key"
 
 
 class ContentJudge:
@@ -83,19 +53,16 @@ class ContentJudge:
         self, text_or_fingerprinted: str | Fingerprinted, key: str | None, *, record: bool = True
     ) -> Verdict:
         """The verdict on a page; with ``record`` a new page is stored."""
-        if isinstance(text_or_fingerprinted, str):
-            exact = self.exact_hash(text_or_fingerprinted)
-            page_key = self.key_for(key, exact)
-            early = self.shortcut(exact, page_key)
-            if early is not None:
-                return early
-            done = self.fingerprinted(text_or_fingerprinted, exact)
-        else:
-            done = text_or_fingerprinted
-            page_key = self.key_for(key, done.fingerprint.exact)
-            early = self.shortcut(done.fingerprint.exact, page_key)
-            if early is not None:
-                return early
+        given = text_or_fingerprinted
+        done = None if isinstance(given, str) else given
+        exact = self.exact_hash(given) if isinstance(given, str) else given.fingerprint.exact
+        page_key = self.key_for(key, exact)
+        early = self.shortcut(exact, page_key)
+        if early is not None:
+            return early
+        if isinstance(given, str):
+            done = self.fingerprinted(given, exact)
+        assert done is not None
         return self.decide(done, page_key, record=record)
 
     def explain(self, text: str, key: str | None = None) -> Verdict:
@@ -122,34 +89,51 @@ class ContentJudge:
         if fingerprint.simhash is None:
             return self._decide_exactly(fingerprint.exact, key, record)
         payload = payload_of(fingerprint.sketch, done.blocks)
-        templates = _Templates(self, done, key)
-        if record:
-            result = self.index.query_or_add(fingerprint.simhash, key, payload)
-            matches, added = result.matches, result.added
-        else:
-            matches = self.index.query(fingerprint.simhash)
-            added = not matches
-        if any(match.key == key for match in matches):
+        templates = PageTemplates(self.index.blocks, done.blocks, key)
+        found = self._candidates(done, key, payload, templates, record)
+        if found.revisit:
             return Verdict(key, key, found_by="simhash", revisit=True)
-        found_by, candidates = "simhash", matches
-        if not matches:
-            # SimHash saw nothing within k bits; a reprint still shares its longest
-            # sentences (nshash), so their owners get the same confirmation.
-            found_by = "sentences"
-            candidates = self.sentence_candidates(done, key, templates.own)
         confirmations = [
             (match, confirm(done, match.payload, self.confirm_similarity, templates.of(match.key)))
-            for match in candidates
+            for match in found.matches
         ]
         copied = next(((m, c) for m, c in confirmations if c.copy), None)
         if record:
-            self._record(done, key, payload, templates, added=added, copy=copied is not None)
+            self._record(done, key, payload, templates, added=found.added, copy=bool(copied))
         if copied is not None:
             match, confirmation = copied
-            return Verdict(key, match.key, match.distance, found_by, confirmation)
+            return Verdict(key, match.key, match.distance, found.by, confirmation)
         closest = max((c for _, c in confirmations), key=_similarity, default=None)
         adds = any(c.adds_content for _, c in confirmations)
-        return Verdict(key, confirmation=closest, unconfirmed=bool(candidates), adds_content=adds)
+        return Verdict(
+            key, confirmation=closest, unconfirmed=bool(found.matches), adds_content=adds
+        )
+
+    def _candidates(
+        self,
+        done: Fingerprinted,
+        key: str,
+        payload: bytes,
+        templates: PageTemplates,
+        record: bool,
+    ) -> _Candidates:
+        """The stored pages to confirm against: SimHash neighbours (with ``record`` the page
+        is added at once when it has none), else the owners of its longest sentences."""
+        simhash = done.fingerprint.simhash
+        assert simhash is not None
+        if record:
+            result = self.index.query_or_add(simhash, key, payload)
+            matches, added = result.matches, result.added
+        else:
+            matches, added = self.index.query(simhash), False
+        if any(match.key == key for match in matches):
+            return _Candidates("simhash", [], added, revisit=True)
+        if matches:
+            return _Candidates("simhash", matches, added)
+        # SimHash saw nothing within k bits; a reprint still shares its longest sentences
+        # (nshash), so their owners get the same confirmation.
+        owners = self.sentence_candidates(done, key, templates.own)
+        return _Candidates("sentences", owners, added)
 
     def _decide_exactly(self, exact: int, key: str, record: bool) -> Verdict:
         """Too short for a SimHash: the exact text hash is the only look-up."""
@@ -162,9 +146,8 @@ class ContentJudge:
         return Verdict(key, first, found_by="exact", revisit=first == key, exact_fallback=True)
 
     def template_of(self, done: Fingerprinted, key: str | None) -> frozenset[int]:
-        """The page's blocks that its host's template holds (learned from judged pages)."""
-        host = host_of(key) if key else ""
-        return self.index.blocks.template(host, [block.exact for block in done.blocks])
+        """The page's blocks that its site's template holds (learned from stored pages)."""
+        return PageTemplates(self.index.blocks, done.blocks, key).own
 
     def sentence_candidates(
         self, done: Fingerprinted, key: str | None, template: frozenset[int] = frozenset()
@@ -182,7 +165,7 @@ class ContentJudge:
         done: Fingerprinted,
         key: str,
         payload: bytes,
-        templates: _Templates,
+        templates: PageTemplates,
         *,
         added: bool,
         copy: bool,
@@ -201,7 +184,7 @@ class ContentJudge:
         self._remember(key, fingerprint.exact)
         self.index.record_sentences(done.sentences - templates.own, key)
         exacts = [block.exact for block in done.blocks]
-        self.index.blocks.count_page(host_of(key), exacts, templates.counts)
+        self.index.blocks.count_page(templates.host, exacts, templates.counts)
         self.index.exact_or_add(fingerprint.exact, key)  # last: never one without a page
 
     def _remember(self, key: str, exact: int) -> None:
@@ -220,34 +203,12 @@ class ContentJudge:
         return self.index.discard(key) or released
 
 
-def host_of(key: str) -> str:
-    """The site whose template a page shares: its key's host (and port, when one is
-    given), or "" for keys that are no URL."""
-    try:
-        parts = urlsplit(key)
-        host, port = parts.hostname or "", parts.port
-    except ValueError:
-        return ""
-    return f"{host}:{port}" if port else host
-
-
-class _Templates:
-    """The page's template blocks: its own host's, and a candidate's host's as well (a
-    mirror copies its original's template with its pages); read once per host."""
-
-    def __init__(self, judge: ContentJudge, done: Fingerprinted, key: str) -> None:
-        self._judge, self._done, self._host = judge, done, host_of(key)
-        self.counts = judge.index.blocks.counts(self._host, [b.exact for b in done.blocks])
-        self.own = template_of(self.counts)
-        self._other: dict[str, frozenset[int]] = {}
-
-    def of(self, candidate: str) -> frozenset[int]:
-        host = host_of(candidate)
-        if host == self._host:
-            return self.own
-        if host not in self._other:
-            self._other[host] = self.own | self._judge.template_of(self._done, candidate)
-        return self._other[host]
+@dataclass(frozen=True)
+class _Candidates:
+    by: str
+    matches: list[Match]
+    added: bool  # the page was stored by the look-up (query_or_add)
+    revisit: bool = False
 
 
 def _distance_to(stored: Match, fingerprint: int) -> Match:
