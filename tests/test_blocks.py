@@ -3,6 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import mmh3
+import pytest
 
 from scrapy_simdedup.fingerprint.blocks import (
     MAX_BLOCKS,
@@ -59,3 +60,22 @@ def test_block_counts_are_per_host_capped_and_kept_in_the_store(tmp_path: Path) 
         assert index.blocks.counts("shop.example", [1, 2]) == {1: TEMPLATE_PAGES, 2: 2}
         assert index.blocks.counts("busy.example", [7]) == {7: MAX_COUNT}
         assert len(index) == 0  # counts are no pages
+
+
+def test_block_counts_are_bounded_per_host_and_per_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scrapy_simdedup.index import blockcounts
+
+    monkeypatch.setattr(blockcounts, "MAX_HOST_BLOCKS", 5)
+    monkeypatch.setattr(blockcounts, "MAX_STORE_BLOCKS", 8)
+    with open_index(tmp_path / "pages") as index:
+        counts = index.blocks
+        counts.count_page("a.example", range(1, 10))
+        assert len(counts.counts("a.example", range(1, 10))) == 5  # the host's bound
+        counts.count_page("b.example", range(1, 10))
+        assert len(counts.counts("b.example", range(1, 10))) == 3  # the store's bound
+        known = sorted(counts.counts("a.example", range(1, 10)))
+        for _ in range(TEMPLATE_PAGES):
+            counts.count_page("a.example", range(1, 10))  # counted blocks go on counting
+        assert counts.template("a.example", range(1, 10)) == frozenset(known)

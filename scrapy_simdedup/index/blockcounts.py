@@ -4,13 +4,17 @@ Kept in the store beside the content index, so a resumed or distributed crawl kn
 templates its earlier runs and other workers saw:
 
     b <host hash:8> <block hash:8>  ->  pages carrying it, one byte (capped at 255)
+    b <host hash:8>                 ->  blocks counted for the host, 4 bytes
+    b                               ->  blocks counted in the store, 4 bytes
 
 A page is counted once, when it is stored as new: a template is what a host's distinct pages
 share, so copies are not counted (a mirror's copies are judged with their original's host's
-template as well). Counts are
-bounded (one byte each, at most ``MAX_BLOCKS`` keys per stored page) and never decrease:
-a page released by a later pipeline leaves its counts, which only ever make a block look
-more like a template, never a page more like a copy.
+template as well). Counts never decrease: a page released by a later pipeline leaves them.
+
+Bounded: a host counts at most ``MAX_HOST_BLOCKS`` distinct blocks and the store at most
+``MAX_STORE_BLOCKS``; beyond, blocks already counted go on being counted and new ones are
+not. A template shows on a site's first pages, so it is learned before the bound; a site
+first met after the store's bound is judged without a learned template (see README).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ if TYPE_CHECKING:
 
 NAMESPACE = b"b"
 MAX_COUNT = 255
+MAX_HOST_BLOCKS = 20_000
+MAX_STORE_BLOCKS = 2_000_000
 TEMPLATE_PAGES = 3
 """A block on this many stored pages of a host is part of its template, not content."""
 
@@ -66,13 +72,21 @@ class BlockCounts:
         with self._core.lock, store.locked():
             if counts is None:
                 counts = self.counts(host, blocks)
-            puts = {
-                prefix + block.to_bytes(8, "big"): bytes([counts.get(block, 0) + 1])
-                for block in set(blocks)
-                if counts.get(block, 0) < MAX_COUNT
-            }
+            known = [b for b in set(blocks) if 0 < counts.get(b, 0) < MAX_COUNT]
+            new = [b for b in set(blocks) if b not in counts]
+            in_host, in_store = _number(store.get(prefix)), _number(store.get(NAMESPACE))
+            new = new[: max(0, min(MAX_HOST_BLOCKS - in_host, MAX_STORE_BLOCKS - in_store))]
+            puts = {prefix + b.to_bytes(8, "big"): bytes([counts[b] + 1]) for b in known}
+            puts.update((prefix + b.to_bytes(8, "big"), b"\x01") for b in new)
+            if new:
+                puts[prefix] = (in_host + len(new)).to_bytes(4, "big")
+                puts[NAMESPACE] = (in_store + len(new)).to_bytes(4, "big")
             if puts:
                 store.write(puts)
+
+
+def _number(raw: bytes | None) -> int:
+    return int.from_bytes(raw, "big") if raw else 0
 
 
 def template_of(counts: dict[int, int]) -> frozenset[int]:
