@@ -41,7 +41,7 @@ MAX_PENDING = 64
 
 
 class NearDuplicateItem(DropItem):
-    """The item's text is within the distance bound of a stored page, and confirmed."""
+    """The item's text is a confirmed copy of a stored page (or its key's second item)."""
 
     def __init__(self, key: str, original: str, distance: int) -> None:
         if original == key:
@@ -56,16 +56,17 @@ class NearDuplicateItem(DropItem):
 class ContentSeenPipeline:
     """Drops items whose text is a near-duplicate of a page stored earlier (this crawl or before).
 
-    Reads ``SIMDEDUP_CONTENT_FIELDS`` (default title and text; HTML is reduced to text) and
-    the page key from ``SIMDEDUP_KEY_FIELD`` (default ``url``). A SimHash match within
-    ``SIMDEDUP_CONTENT_MAX_DISTANCE`` bits is confirmed by a MinHash sketch
-    (``SIMDEDUP_CONFIRM_SIMILARITY``) before the item is dropped with ``NearDuplicateItem``
-    (logged at DEBUG); unconfirmed matches are kept and counted. A match with the item's
-    own key is a re-visit, never a duplicate. With ``SIMDEDUP_DROP = False`` every item is
-    kept and gets ``simdedup_cluster`` (the first page's key) and ``simdedup_distance``.
+    An adapter: it reads the item's text (``SIMDEDUP_CONTENT_FIELDS``, HTML reduced to text;
+    an item with only a short title there is skipped, with one WARNING) and its key
+    (``SIMDEDUP_KEY_FIELD``), asks the content judge (``judges/content.py``: exact text,
+    SimHash and shared sentences, confirmed by similarity and one-way containment with the
+    site's template left out), counts, and drops a copy with ``NearDuplicateItem`` (logged
+    at DEBUG). A second item with one key in a crawl is a copy of the first; in a later
+    crawl the same key is a re-visit, never a duplicate. With ``SIMDEDUP_DROP = False``
+    every item is kept and gets ``simdedup_cluster`` (the first page's key) and
+    ``simdedup_distance``.
 
-    A text a stored page already has (whitespace aside) is a copy found by one read. New
-    texts are fingerprinted in a helper process when a core is free
+    New texts are fingerprinted in a helper process when a core is free
     (``SIMDEDUP_FINGERPRINT_PROCESS``); this process looks up and decides.
 
     Counts everything under ``simdedup/content/...``; logs one INFO summary at close. A
