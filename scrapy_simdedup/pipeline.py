@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from typing import TYPE_CHECKING, Any
@@ -14,11 +13,8 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError
-from scrapy_simdedup.helperprocess import (
-    FingerprintHelper,
-    HelperStoppedError,
-    cores_available,
-)
+from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper, HelperStoppedError
+from scrapy_simdedup.fingerprint.helper.policy import helper_wanted
 from scrapy_simdedup.itemtext import MISSING_CONTENT_FIELDS, item_text
 from scrapy_simdedup.judges.content import TEXT_KEY, ContentJudge
 from scrapy_simdedup.signals import content_released, content_verdict
@@ -28,7 +24,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from scrapy_simdedup.fingerprint.worker import Fingerprinted
+    from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.judges.verdict import Verdict
 
@@ -111,13 +107,8 @@ class ContentSeenPipeline:
         self._start_helper()
 
     def _start_helper(self) -> None:
-        """Fingerprint in a helper process when there is a core to spare and the crawl runs
-        on an asyncio loop (Scrapy's default reactor); else in this process."""
-        if not self.config.fingerprint_process or cores_available() < 2:
-            return
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+        """Fingerprint in a helper process when the policy wants one; else in this one."""
+        if not helper_wanted(self.config.fingerprint_process):
             return
         assert self.index is not None
         self._helper = FingerprintHelper(

@@ -32,7 +32,7 @@ from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 
 if TYPE_CHECKING:
-    from scrapy_simdedup.fingerprint.worker import Fingerprinted
+    from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
 
 NOVEL_MIN_WORDS = 20
 CLOSE_BITS = 8

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted, fingerprinted
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.textprint import exact_hash
-from scrapy_simdedup.fingerprint.worker import Fingerprinted, fingerprinted
 from scrapy_simdedup.judges.confirmation import Confirmation, confirm, payload_of
 from scrapy_simdedup.judges.templates import PageTemplates
 from scrapy_simdedup.judges.verdict import Verdict
