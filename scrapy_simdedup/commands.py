@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.config import SimDedupConfig
     from scrapy_simdedup.index.handle import SimHashIndex
+    from scrapy_simdedup.judges.verdict import Verdict
 
 ACTIONS = ("inspect", "query", "repair", "reset")
 MAX_LISTED = 20
@@ -52,6 +53,9 @@ class SimDedupCommand(ScrapyCommand):
         parser.add_argument("--text", help="query: a text to look up")
         parser.add_argument("--text-file", metavar="FILE", help="query: a UTF-8 file to look up")
         parser.add_argument("--url", action="append", default=[], help="query: a URL to judge")
+        parser.add_argument(
+            "--key", help="query: the text's page key (URL), so its host's template is known"
+        )
         parser.add_argument("--verify", action="store_true", help="inspect: check every entry")
         parser.add_argument("--yes", action="store_true", help="reset: really delete the index")
 
@@ -118,7 +122,7 @@ class SimDedupCommand(ScrapyCommand):
             raise UsageError("query needs --text, --text-file or --url")
         with open_stored_index(location, prefix=prefix) as index:
             if text is not None:
-                _print_text_query(index, text, self.config)
+                _print_text_query(index, text, self.config, opts.key)
             for url in opts.url:
                 _print_url_query(index, url)
 
@@ -158,29 +162,63 @@ def _print_url_index(index: SimHashIndex) -> None:
         )
 
 
-def _print_text_query(index: SimHashIndex, text: str, config: SimDedupConfig) -> None:
-    from scrapy_simdedup.fingerprint.sketch import Sketch
+def _print_text_query(
+    index: SimHashIndex, text: str, config: SimDedupConfig, key: str | None
+) -> None:
+    """What the crawl's content judge would decide for ``text``, and why."""
+    from scrapy_simdedup.judges.confirmation import confirm
+    from scrapy_simdedup.judges.content import ContentJudge
 
-    fingerprint = index.fingerprint_text(text, with_sketch=True)
-    owner = index.exact_owner(fingerprint.exact)
+    judge = ContentJudge(index, confirm_similarity=config.confirm_similarity)
+    done = judge.fingerprinted(text)
+    verdict = judge.judge(done, key, record=False)
+    print(f"verdict: {describe_verdict(verdict)}")
+    fingerprint, template = done.fingerprint, judge.template_of(done, key)
     if fingerprint.simhash is None:
         print("text: too short for a SimHash; compared by exact hash")
-        print(f"  stored as {owner}" if owner else "  not stored: new")
         return
     matches = index.query(fingerprint.simhash)
     print(f"text: SimHash {fingerprint.simhash:016x}, {len(matches)} stored pages within k")
+    owner = index.exact_owner(fingerprint.exact)
     if owner:
         print(f"  exactly the text of {owner}: a copy, would be dropped")
+    if not matches:
+        matches = judge.sentence_candidates(done, key, template)
+        print(f"sentences: {len(matches)} stored pages share one of its longest sentences")
     for match in matches[:MAX_LISTED]:
-        theirs = Sketch.from_bytes(match.payload)
-        if fingerprint.sketch is None or theirs is None:
-            verdict = "no sketch to confirm with: would be kept"
-        elif fingerprint.sketch.confirms(theirs, config.confirm_similarity):
-            verdict = "confirmed: a copy, would be dropped"
+        confirmation = confirm(done, match.payload, config.confirm_similarity, template)
+        if confirmation.copy:
+            said = "confirmed: a copy, would be dropped"
+        elif confirmation.adds_content:
+            said = f"adds {confirmation.novel_words} words of its own: would be kept"
+        elif not match.payload:
+            said = "no sketch to confirm with: would be kept"
         else:
-            similarity = fingerprint.sketch.similarity(theirs)
-            verdict = f"not confirmed (similarity {similarity:.2f}): would be kept"
-        print(f"  {match.distance} bits  {match.key}  {verdict}")
+            said = f"not confirmed (similarity {confirmation.similarity:.2f}): would be kept"
+        print(f"  {match.distance} bits  {match.key}  {said}")
+
+
+def describe_verdict(verdict: Verdict) -> str:
+    """One line a user can read: kept or dropped, against what, found how."""
+    if verdict.revisit:
+        return f"a re-visit of {verdict.original}: would be kept"
+    if verdict.repeated_key:
+        return f"a second item with key {verdict.key} in one crawl: would be dropped"
+    if verdict.original is None:
+        doubt = "; similar pages were not confirmed as copies" if verdict.unconfirmed else ""
+        if verdict.adds_content:
+            doubt = "; similar pages were found, but it adds words of its own"
+        return f"new: would be kept{doubt}"
+    found = {"exact": "the same text", "simhash": "SimHash", "sentences": "shared sentences"}
+    how = found.get(verdict.found_by or "", verdict.found_by or "")
+    detail = f"found by {how}, {verdict.distance} bits apart"
+    if verdict.confirmation is not None:
+        confirmation = verdict.confirmation
+        detail += (
+            f", similarity {confirmation.similarity:.2f}, {confirmation.contained:.0%} of it "
+            "in the stored page"
+        )
+    return f"a copy of {verdict.original} ({detail}): would be dropped"
 
 
 def _print_url_query(index: SimHashIndex, url: str) -> None:

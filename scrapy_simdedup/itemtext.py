@@ -1,25 +1,33 @@
 """The text of an item's content fields, whatever they hold; never raises.
 
-str fields are used as they are, unless they hold HTML, which is reduced to its readable
-text; bytes are decoded as a browser would; lists of strings are joined. Anything else, and
+str fields are used as they are, unless they hold HTML (a document or fragment, see
+``fingerprint/markup.py``, or every str when the caller says so), which is reduced to its
+readable text; bytes are decoded as a browser would; lists of strings are joined. Anything else, and
 bytes that are binary or undecodable, make the item pass unchecked with a counted reason.
+An item whose only text is a short title is not judged either: two pages of one site share
+a title far more often than a text, so a title alone would drop distinct pages.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import UndecodablePageError
+from scrapy_simdedup.fingerprint.markup import looks_like_html
 from scrapy_simdedup.fingerprint.pagetext import page_text
 
 if TYPE_CHECKING:
     from itemadapter import ItemAdapter
 
-_HTML = re.compile(r"<(?:!doctype|html|body|div|p|br|span|article|section|a|h[1-6])\b", re.I)
+TITLE_FIELD = "title"
+SHORT_TITLE_CHARS = 300
+"""A title longer than this is text enough to judge by (some items keep a teaser there)."""
 HTML_PER_TEXT_CHAR = 8
 """Markup kept per allowed text character before extraction: bounds the parser's work."""
+
+
+MISSING_CONTENT_FIELDS = "missing_content_fields"
 
 
 @dataclass(frozen=True)
@@ -31,30 +39,46 @@ class ItemText:
     truncated: bool = False
 
 
-def item_text(adapter: ItemAdapter, fields: tuple[str, ...], max_chars: int) -> ItemText:
+def item_text(
+    adapter: ItemAdapter, fields: tuple[str, ...], max_chars: int, html: str = "auto"
+) -> ItemText:
+    """``html``: "auto" (str fields that look like HTML are HTML), "html" or "text"."""
     parts: list[str] = []
     reasons: list[str] = []
+    sources: list[str] = []
     for name in fields:
         value = adapter.get(name)
         if value is None:
             continue
-        text, reason = _field_text(value, max_chars)
+        text, reason = _field_text(value, max_chars, html)
         if reason:
             reasons.append(reason)
         elif text.strip():
             parts.append(text)
+            sources.append(name)
     if not parts:
         return ItemText(skipped=reasons[0] if reasons else "no_text")
+    if _title_alone(fields, sources, parts):
+        return ItemText(skipped=MISSING_CONTENT_FIELDS)
     text = "\n".join(parts)
     if len(text) > max_chars:
         return ItemText(text[:max_chars], truncated=True)
     return ItemText(text)
 
 
-def _field_text(value: object, max_chars: int) -> tuple[str, str | None]:
+def _title_alone(fields: tuple[str, ...], sources: list[str], parts: list[str]) -> bool:
+    """Only a short title was found, where other content fields were asked for."""
+    return (
+        sources == [TITLE_FIELD]
+        and any(name != TITLE_FIELD for name in fields)
+        and len(parts[0]) <= SHORT_TITLE_CHARS
+    )
+
+
+def _field_text(value: object, max_chars: int, html: str) -> tuple[str, str | None]:
     try:
         if isinstance(value, str):
-            if _HTML.search(value, 0, 4096):
+            if html == "html" or (html == "auto" and looks_like_html(value)):
                 return page_text(value[: max_chars * HTML_PER_TEXT_CHAR]), None
             return value, None
         if isinstance(value, bytes):

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -15,17 +13,10 @@ from scrapy.exceptions import DropItem, NotConfigured
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError
-from scrapy_simdedup.fingerprint.simhash import hamming_distance
-from scrapy_simdedup.fingerprint.sketch import Sketch
-from scrapy_simdedup.fingerprint.textprint import exact_hash
-from scrapy_simdedup.fingerprint.worker import Fingerprinted, fingerprinted
-from scrapy_simdedup.helperprocess import (
-    FingerprintHelper,
-    HelperStoppedError,
-    cores_available,
-)
-from scrapy_simdedup.index.permuted import Match
-from scrapy_simdedup.itemtext import item_text
+from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper, HelperStoppedError
+from scrapy_simdedup.fingerprint.helper.policy import helper_wanted
+from scrapy_simdedup.itemtext import MISSING_CONTENT_FIELDS, item_text
+from scrapy_simdedup.judges.content import TEXT_KEY, ContentJudge
 from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.state import DedupState
 
@@ -33,27 +24,27 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from scrapy_simdedup.fingerprint.textprint import TextFingerprint
+    from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
     from scrapy_simdedup.index.handle import SimHashIndex
+    from scrapy_simdedup.judges.verdict import Verdict
 
 logger = logging.getLogger(__name__)
 
 CLUSTER_FIELD = "simdedup_cluster"
 DISTANCE_FIELD = "simdedup_distance"
-MAX_RELEASABLE = 1_000_000
-"""Keys remembered for release when a later pipeline drops their item (see item_dropped)."""
 MAX_PENDING = 64
 """Texts the helper process may hold; beyond, the crawl's process fingerprints the next one."""
-TEXT_KEY = "text:"  # the key of an item without a key field: its text's exact hash
 
 
 class NearDuplicateItem(DropItem):
-    """The item's text is within the distance bound of a stored page, and confirmed."""
+    """The item's text is a confirmed copy of a stored page (or its key's second item)."""
 
     def __init__(self, key: str, original: str, distance: int) -> None:
-        super().__init__(
-            f"near-duplicate of {original} ({distance} bits apart): {key}", log_level="DEBUG"
-        )
+        if original == key:
+            message = f"a second item with key {key} in this crawl"
+        else:
+            message = f"near-duplicate of {original} ({distance} bits apart): {key}"
+        super().__init__(message, log_level="DEBUG")
         self.original = original
         self.distance = distance
 
@@ -61,16 +52,17 @@ class NearDuplicateItem(DropItem):
 class ContentSeenPipeline:
     """Drops items whose text is a near-duplicate of a page stored earlier (this crawl or before).
 
-    Reads ``SIMDEDUP_CONTENT_FIELDS`` (default title and text; HTML is reduced to text) and
-    the page key from ``SIMDEDUP_KEY_FIELD`` (default ``url``). A SimHash match within
-    ``SIMDEDUP_CONTENT_MAX_DISTANCE`` bits is confirmed by a MinHash sketch
-    (``SIMDEDUP_CONFIRM_SIMILARITY``) before the item is dropped with ``NearDuplicateItem``
-    (logged at DEBUG); unconfirmed matches are kept and counted. A match with the item's
-    own key is a re-visit, never a duplicate. With ``SIMDEDUP_DROP = False`` every item is
-    kept and gets ``simdedup_cluster`` (the first page's key) and ``simdedup_distance``.
+    An adapter: it reads the item's text (``SIMDEDUP_CONTENT_FIELDS``, HTML reduced to text;
+    an item with only a short title there is skipped, with one WARNING) and its key
+    (``SIMDEDUP_KEY_FIELD``), asks the content judge (``judges/content.py``: exact text,
+    SimHash and shared sentences, confirmed by similarity and one-way containment with the
+    site's template left out), counts, and drops a copy with ``NearDuplicateItem`` (logged
+    at DEBUG). A second item with one key in a crawl is a copy of the first; in a later
+    crawl the same key is a re-visit, never a duplicate. With ``SIMDEDUP_DROP = False``
+    every item is kept and gets ``simdedup_cluster`` (the first page's key) and
+    ``simdedup_distance``.
 
-    A text a stored page already has (whitespace aside) is a copy found by one read. New
-    texts are fingerprinted in a helper process when a core is free
+    New texts are fingerprinted in a helper process when a core is free
     (``SIMDEDUP_FINGERPRINT_PROCESS``); this process looks up and decides.
 
     Counts everything under ``simdedup/content/...``; logs one INFO summary at close. A
@@ -83,9 +75,9 @@ class ContentSeenPipeline:
         self.state = state
         self.index: SimHashIndex | None = None
         self._annotation_warned = False
+        self._missing_content_warned = False
         self._helper: FingerprintHelper | None = None
-        # Keys stored by this crawl (bounded by MAX_RELEASABLE) -> their text's exact hash.
-        self._added: dict[str, int] = {}
+        self.judge: ContentJudge | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -95,9 +87,13 @@ class ContentSeenPipeline:
         pipeline = cls(crawler, config, DedupState.for_crawler(crawler))
         # Opened now, not at open_spider: a store that cannot be used (a folder another
         # crawl holds, a damaged store) stops the crawl before anything is scheduled.
-        pipeline.index = pipeline.state.open()
+        pipeline._opened(pipeline.state.open())
         crawler.signals.connect(pipeline.item_dropped, signal=signals.item_dropped)
         return pipeline
+
+    def _opened(self, index: SimHashIndex) -> None:
+        self.index = index
+        self.judge = ContentJudge(index, confirm_similarity=self.config.confirm_similarity)
 
     @property
     def _stats(self) -> Any:
@@ -105,18 +101,14 @@ class ContentSeenPipeline:
 
     def open_spider(self) -> None:
         if self.index is None:
-            self.index = self.state.open()
+            self._opened(self.state.open())
+        assert self.index is not None
         self._stats.set_value(keys.INDEX_SIZE, len(self.index))
         self._start_helper()
 
     def _start_helper(self) -> None:
-        """Fingerprint in a helper process when there is a core to spare and the crawl runs
-        on an asyncio loop (Scrapy's default reactor); else in this process."""
-        if not self.config.fingerprint_process or cores_available() < 2:
-            return
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+        """Fingerprint in a helper process when the policy wants one; else in this one."""
+        if not helper_wanted(self.config.fingerprint_process):
             return
         assert self.index is not None
         self._helper = FingerprintHelper(
@@ -135,7 +127,7 @@ class ContentSeenPipeline:
             if self.index.skipped_entries:
                 self._stats.set_value(keys.INDEX_SKIPPED_ENTRIES, self.index.skipped_entries)
             self.state.release()
-            self.index = None
+            self.index = self.judge = None
         logger.info(keys.summary(self._stats))
         helper, self._helper = self._helper, None
         return None if helper is None else helper.stop()
@@ -151,152 +143,102 @@ class ContentSeenPipeline:
         process fingerprints the text (Scrapy awaits it, other items go on meanwhile)."""
         adapter = ItemAdapter(item)
         self._stats.inc_value(keys.CONTENT_CHECKED)
-        found = item_text(adapter, self.config.content_fields, self.config.max_text_chars)
+        config = self.config
+        fields, html = config.content_fields, config.content_html
+        found = item_text(adapter, fields, config.max_text_chars, html)
         if found.skipped:
             self._stats.inc_value(keys.content_skipped(found.skipped))
+            if found.skipped == MISSING_CONTENT_FIELDS:
+                self._warn_missing_content(adapter)
             return item
         if found.truncated:
             self._stats.inc_value(keys.CONTENT_TRUNCATED)
-        if self.index is None or self._failed:
+        judge = self.judge
+        if judge is None or self._failed:
             self._stats.inc_value(keys.content_skipped("store_unavailable"))
             return item
         try:
-            exact = exact_hash(found.text, self.index.seed)
-            key = self._key(adapter, exact)
-            copied = self._copied(exact, key)
+            exact = judge.exact_hash(found.text)
+            key = judge.key_for(self._item_key(adapter), exact)
+            early = judge.shortcut(exact, key)
         except StoreError as exc:
             self._store_failed(exc)
             return item
-        if copied is not None:
-            return self._verdict(adapter, key, *copied)
+        if early is not None:
+            return self._verdict(adapter, early)
         if self._helper is not None and self._helper.ready:
             return self._decide_later(adapter, found.text, exact, key)
-        return self._decide(adapter, exact, key, self._fingerprinted(found.text, exact))
+        return self._decide(adapter, key, judge.fingerprinted(found.text, exact))
 
     async def _decide_later(self, adapter: ItemAdapter, text: str, exact: int, key: str) -> Any:
-        assert self._helper is not None
+        assert self._helper is not None and self.judge is not None
         try:
             done = await self._helper.submit(text)
             self._stats.inc_value(keys.CONTENT_HELPER_FINGERPRINTS)
         except HelperStoppedError:  # already logged, once
-            done = self._fingerprinted(text, exact)
-        return self._decide(adapter, exact, key, done)
+            done = self.judge.fingerprinted(text, exact)
+        return self._decide(adapter, key, done)
 
-    def _fingerprinted(self, text: str, exact: int) -> Fingerprinted:
-        assert self.index is not None
-        return fingerprinted(text, self.index.tokenizer, self.index.seed, exact=exact)
-
-    def _decide(self, adapter: ItemAdapter, exact: int, key: str, done: Fingerprinted) -> Any:
-        if self.index is None or self._failed:  # closed or failed while it was fingerprinted
+    def _decide(self, adapter: ItemAdapter, key: str, done: Fingerprinted) -> Any:
+        if self.judge is None or self._failed:  # closed or failed while it was fingerprinted
             self._stats.inc_value(keys.content_skipped("store_unavailable"))
             return adapter.item
         try:
-            original, distance = self._seen(done, exact, key)
+            verdict = self.judge.decide(done, key)
         except StoreError as exc:
             self._store_failed(exc)
             return adapter.item
-        return self._verdict(adapter, key, original, distance)
+        return self._verdict(adapter, verdict)
 
-    def _verdict(self, adapter: ItemAdapter, key: str, original: str | None, distance: int) -> Any:
+    def _verdict(self, adapter: ItemAdapter, verdict: Verdict) -> Any:
+        self._count(verdict)
+        key, original = verdict.key, verdict.original
         if not key.startswith(TEXT_KEY):
             self.crawler.signals.send_catch_log(content_verdict, key=key, original=original)
-        if original is None or original == key:
+        if original is None or not verdict.copy:
             self._annotate(adapter, key, 0)
             return adapter.item
         if self.config.drop:
             self._stats.inc_value(keys.CONTENT_DROPPED)
-            raise NearDuplicateItem(key, original, distance)
+            raise NearDuplicateItem(key, original, verdict.distance)
         self._stats.inc_value(keys.CONTENT_ANNOTATED)
-        self._annotate(adapter, original, distance)
+        self._annotate(adapter, original, verdict.distance)
         return adapter.item
 
+    def _count(self, verdict: Verdict) -> None:
+        if verdict.exact_fallback:
+            self._stats.inc_value(keys.CONTENT_EXACT_FALLBACK)
+        elif verdict.found_by == "exact" and verdict.copy:
+            self._stats.inc_value(keys.CONTENT_EXACT_COPIES)
+        if verdict.repeated_key:
+            self._stats.inc_value(keys.CONTENT_REPEATED_KEYS)
+        if verdict.unconfirmed:
+            self._stats.inc_value(keys.CONTENT_UNCONFIRMED)
+            if verdict.adds_content:
+                self._stats.inc_value(keys.CONTENT_ADDS_CONTENT)
+        if verdict.revisit:
+            self._stats.inc_value(keys.CONTENT_REVISITS)
+        elif verdict.original is None:
+            self._stats.inc_value(keys.CONTENT_UNIQUE)
+
     def item_dropped(self, item: Any, exception: BaseException) -> None:
-        """A later pipeline dropped an item this one stored: forget its fingerprint, so it
+        """A later pipeline dropped an item this one stored: the judge forgets it, so it
         never blocks a copy of a page that was not really scraped."""
-        if isinstance(exception, NearDuplicateItem) or self.index is None or self._failed:
+        if isinstance(exception, NearDuplicateItem) or self.judge is None or self._failed:
             return
         key = ItemAdapter(item).get(self.config.key_field)
-        if not isinstance(key, str) or key not in self._added:
+        if not isinstance(key, str):
             return
-        exact = self._added.pop(key)
         try:
-            # The exact entry goes first: after a crash in between, a stored fingerprint
-            # without it is harmless, an exact entry without its page would drop copies.
-            released = self.index.discard_exact(exact, key)
-            if self.index.discard(key) or released:
+            if self.judge.release(key):
                 self._stats.inc_value(keys.CONTENT_RELEASED)
                 self.crawler.signals.send_catch_log(content_released, key=key)
         except StoreError as exc:
             self._store_failed(exc)
 
-    def _remember(self, key: str, exact: int) -> None:
-        if len(self._added) < MAX_RELEASABLE:
-            self._added[key] = exact
-
-    def _key(self, adapter: ItemAdapter, exact: int) -> str:
+    def _item_key(self, adapter: ItemAdapter) -> str | None:
         value = adapter.get(self.config.key_field)
-        return value if isinstance(value, str) and value else f"{TEXT_KEY}{exact:016x}"
-
-    def _copied(self, exact: int, key: str) -> tuple[str | None, int] | None:
-        """The page whose text this one repeats exactly (whitespace aside), found before any
-        fingerprinting: mirrors mostly serve the same text, and this costs one read. None
-        when there is none, or when ``key`` has a stored page of its own (a re-visit of a
-        changed page is decided by its fingerprint)."""
-        assert self.index is not None
-        owner = self.index.exact_owner(exact)
-        if owner is None or (owner != key and self.index.document(key) is not None):
-            return None
-        if owner != key:
-            self._stats.inc_value(keys.CONTENT_EXACT_COPIES)
-        return self._counted(owner, key), 0
-
-    def _seen(self, done: Fingerprinted, exact: int, key: str) -> tuple[str | None, int]:
-        """(key of the page this one copies, distance), or (None, 0) when it is new."""
-        assert self.index is not None
-        fingerprint, sentences = done.fingerprint, done.sentences
-        if fingerprint.simhash is None:
-            self._stats.inc_value(keys.CONTENT_EXACT_FALLBACK)
-            first = self.index.exact_or_add(exact, key)
-            if first is None:
-                self._remember(key, exact)
-            return self._counted(first, key), 0
-        sketch = fingerprint.sketch.to_bytes() if fingerprint.sketch else b""
-        result = self.index.query_or_add(fingerprint.simhash, key, sketch)
-        if any(match.key == key for match in result.matches):
-            return self._counted(key, key), 0
-        candidates = result.matches
-        if result.added:
-            # SimHash saw nothing within k bits; a reprint still shares its longest
-            # sentences (nshash), so their owners get the same confirmation.
-            owners = [owner for owner in self.index.sentence_owners(sentences) if owner != key]
-            stored = [doc for owner in owners if (doc := self.index.document(owner)) is not None]
-            candidates = [_distance_to(doc, fingerprint.simhash) for doc in stored]
-        copied = next((m for m in candidates if self._confirmed(fingerprint, m)), None)
-        if copied is not None:
-            if result.added:
-                self.index.discard(key)
-            return copied.key, copied.distance
-        if candidates:
-            self._stats.inc_value(keys.CONTENT_UNCONFIRMED)
-        if not result.added:
-            self.index.add(fingerprint.simhash, key, sketch)
-        self._remember(key, exact)
-        self.index.record_sentences(sentences, key)
-        self.index.exact_or_add(exact, key)  # after the page: never an entry without one
-        return self._counted(None, key), 0
-
-    def _confirmed(self, fingerprint: TextFingerprint, match: Match) -> bool:
-        theirs = Sketch.from_bytes(match.payload)
-        if fingerprint.sketch is None or theirs is None:
-            return False
-        return fingerprint.sketch.confirms(theirs, self.config.confirm_similarity)
-
-    def _counted(self, first: str | None, key: str) -> str | None:
-        if first == key:
-            self._stats.inc_value(keys.CONTENT_REVISITS)
-        elif first is None:
-            self._stats.inc_value(keys.CONTENT_UNIQUE)
-        return first
+        return value if isinstance(value, str) and value else None
 
     def _annotate(self, adapter: ItemAdapter, cluster: str, distance: int) -> None:
         if self.config.drop:
@@ -314,6 +256,18 @@ class ContentSeenPipeline:
                     type(adapter.item).__name__, CLUSTER_FIELD, DISTANCE_FIELD,
                 )  # fmt: skip
 
+    def _warn_missing_content(self, adapter: ItemAdapter) -> None:
+        if self._missing_content_warned:
+            return
+        self._missing_content_warned = True
+        logger.warning(
+            "simdedup: a %s item has no text in SIMDEDUP_CONTENT_FIELDS %s but a short title; "
+            "it is kept unjudged, as is every such item (counted in %s). Its fields are %s: "
+            "set SIMDEDUP_CONTENT_FIELDS to those holding the page's text",
+            type(adapter.item).__name__, list(self.config.content_fields),
+            keys.content_skipped(MISSING_CONTENT_FIELDS), sorted(adapter.keys()),
+        )  # fmt: skip
+
     def _store_failed(self, exc: StoreError) -> None:
         self._stats.inc_value(keys.CONTENT_STORE_ERRORS)
         self.state.store_failed(exc)
@@ -321,7 +275,3 @@ class ContentSeenPipeline:
     @property
     def _failed(self) -> bool:
         return self.state.failed
-
-
-def _distance_to(stored: Match, fingerprint: int) -> Match:
-    return replace(stored, distance=hamming_distance(stored.fingerprint, fingerprint))

@@ -57,6 +57,10 @@ def test_values_are_read_with_their_types() -> None:
             "SIMDEDUP_CONFIRM_SIMILARITY must be between 0.0 and 1.0",
         ),
         ({"SIMDEDUP_CONTENT_FIELDS": []}, "SIMDEDUP_CONTENT_FIELDS must be a non-empty list"),
+        (
+            {"SIMDEDUP_CONTENT_HTML": "yes"},
+            "SIMDEDUP_CONTENT_HTML must be one of 'auto', 'html', 'text'; got 'yes'",
+        ),
         ({"SIMDEDUP_DIR": ""}, "SIMDEDUP_DIR must be a non-empty path"),
         ({"SIMDEDUP_DIR": 5}, "SIMDEDUP_DIR must be a string, got 5"),
         ({"SIMDEDUP_CONTENT_MAX_DISTANSE": 2}, "did you mean SIMDEDUP_CONTENT_MAX_DISTANCE"),

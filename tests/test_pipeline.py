@@ -70,24 +70,44 @@ def test_copies_are_dropped_for_every_item_type(make: Any) -> None:
     }
 
 
-def test_revisit_is_never_a_duplicate() -> None:
-    with opened_pipeline() as pipeline:
-        for text in (ARTICLE, ARTICLE, ARTICLE + " One more sentence."):
-            pipeline.process_item({"url": "https://a.example/story", "text": text})
-        assert simdedup_stats(pipeline)["simdedup/content/revisits"] == 2
+def test_revisit_is_never_a_duplicate(tmp_path: Path) -> None:
+    settings = {"SIMDEDUP_STORE": "leveldb", "SIMDEDUP_DIR": str(tmp_path)}
+    for text in (ARTICLE, ARTICLE, ARTICLE + " One more sentence."):  # one crawl each
+        with opened_pipeline(settings) as pipeline:
+            item = {"url": "https://a.example/story", "text": text}
+            assert pipeline.process_item(item) is item
+    assert simdedup_stats(pipeline)["simdedup/content/revisits"] == 1
 
 
-def test_an_exact_copy_is_found_by_its_text_hash() -> None:
+def test_a_second_item_with_one_key_in_one_crawl_is_a_copy() -> None:
     with opened_pipeline() as pipeline:
         pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
-        mirrored = "  " + ARTICLE.replace(" ", "\n  ") + "\n"  # whitespace aside, the same
+        with pytest.raises(NearDuplicateItem) as info:
+            pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
+        assert info.value.original == "https://a.example/story"
+        assert "a second item with key https://a.example/story" in str(info.value)
+        stats = simdedup_stats(pipeline)
+        assert stats["simdedup/content/repeated_keys"] == 1
+        assert stats["simdedup/content/dropped"] == 1
+        assert "simdedup/content/revisits" not in stats
+    with opened_pipeline({"SIMDEDUP_DROP": False}) as pipeline:
+        pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
+        again = pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
+        assert again["simdedup_cluster"] == "https://a.example/story"
+
+
+def test_an_exact_copy_is_found_by_its_text_hash(tmp_path: Path) -> None:
+    settings = {"SIMDEDUP_STORE": "leveldb", "SIMDEDUP_DIR": str(tmp_path)}
+    mirrored = "  " + ARTICLE.replace(" ", "\n  ") + "\n"  # whitespace aside, the same
+    with opened_pipeline(settings) as pipeline:
+        pipeline.process_item({"url": "https://a.example/story", "text": ARTICLE})
         with pytest.raises(NearDuplicateItem) as info:
             pipeline.process_item({"url": "https://b.example/story", "text": mirrored})
         assert (info.value.original, info.value.distance) == ("https://a.example/story", 0)
+        assert simdedup_stats(pipeline)["simdedup/content/exact_copies"] == 1
+    with opened_pipeline(settings) as pipeline:  # the next crawl
         pipeline.process_item({"url": "https://a.example/story", "text": mirrored})
-        stats = simdedup_stats(pipeline)
-        assert stats["simdedup/content/exact_copies"] == 1
-        assert stats["simdedup/content/revisits"] == 1
+        assert simdedup_stats(pipeline)["simdedup/content/revisits"] == 1
 
 
 def test_a_page_with_its_own_stored_fingerprint_is_judged_by_it() -> None:
@@ -279,3 +299,53 @@ def test_a_full_memory_store_is_a_store_error_and_loses_nothing(
     assert 0 < stats["simdedup/content/unique"] < len(articles)
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and "holds its limit of 1,000 keys" in errors[0]
+
+
+def test_items_without_their_content_field_are_never_judged_by_title(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The body is in "content", which SIMDEDUP_CONTENT_FIELDS does not name: the four
+    # distinct threads share the forum's title and nothing else the pipeline would read.
+    threads = [
+        {"url": f"https://forum.example/t/{n}", "title": "Forum - Example", "content": text}
+        for n, text in enumerate((ARTICLE, OTHER, THIRD, REPRINT))
+    ]
+    with caplog.at_level("WARNING"), opened_pipeline() as pipeline:
+        for thread in threads:
+            assert pipeline.process_item(thread) is thread
+        stats = simdedup_stats(pipeline)
+    assert stats["simdedup/content/skipped/missing_content_fields"] == 4
+    assert "simdedup/content/dropped" not in stats
+    warnings = [r.getMessage() for r in caplog.records if "short title" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "['content', 'title', 'url']" in warnings[0]
+    assert "SIMDEDUP_CONTENT_FIELDS" in warnings[0]
+    with opened_pipeline({"SIMDEDUP_CONTENT_FIELDS": ["title", "content"]}) as pipeline:
+        kept = [pipeline.process_item(thread) for thread in threads[:3]]
+        assert len(kept) == 3
+        with pytest.raises(NearDuplicateItem):  # judged by its content, it is a reprint
+            pipeline.process_item(threads[3])
+
+
+def test_a_long_title_alone_is_text_enough() -> None:
+    with opened_pipeline() as pipeline:
+        pipeline.process_item({"url": "https://a.example/1", "title": ARTICLE})
+        with pytest.raises(NearDuplicateItem):
+            pipeline.process_item({"url": "https://b.example/1", "title": ARTICLE})
+
+
+def test_prose_quoting_tags_is_kept_whole_and_judged_on_all_of_it() -> None:
+    # Two different reference pages that quote <header>: parsed as HTML, both would be cut
+    # at the tag to the same few words, and the second dropped as a copy of the first.
+    first = "The <header> element introduces a page. " + ARTICLE
+    second = "The <header> element introduces a page. " + OTHER
+    with opened_pipeline() as pipeline:
+        for n, text in enumerate((first, second)):
+            item = {"url": f"https://ref.example/{n}", "text": text}
+            assert pipeline.process_item(item) is item
+        with pytest.raises(NearDuplicateItem):  # judged on all of its text
+            pipeline.process_item({"url": "https://copy.example/0", "text": first})
+    with opened_pipeline({"SIMDEDUP_CONTENT_HTML": "html"}) as pipeline:
+        pipeline.process_item({"url": "https://ref.example/0", "text": first})
+        with pytest.raises(NearDuplicateItem):  # said to be HTML: cut at <header>
+            pipeline.process_item({"url": "https://ref.example/1", "text": second})

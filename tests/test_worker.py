@@ -12,15 +12,10 @@ from typing import IO
 import pytest
 
 from benchmarks.corpora import chinese_articles, english_articles
+from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted, fingerprinted
+from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper, HelperStoppedError
+from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, decode_reply, encode_reply
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
-from scrapy_simdedup.fingerprint.worker import (
-    LENGTH,
-    Fingerprinted,
-    decode_reply,
-    encode_reply,
-    fingerprinted,
-)
-from scrapy_simdedup.helperprocess import FingerprintHelper, HelperStoppedError
 from tests.support.processes import popen
 from tests.support.waits import wait_until_async
 
@@ -53,7 +48,13 @@ def test_a_cut_or_padded_reply_is_refused(cut: int) -> None:
 
 
 def test_the_worker_process_answers_as_this_process_would() -> None:
-    command = [sys.executable, "-m", "scrapy_simdedup.fingerprint.worker", TOKENIZER.name, "4242"]
+    command = [
+        sys.executable,
+        "-m",
+        "scrapy_simdedup.fingerprint.helper.worker",
+        TOKENIZER.name,
+        "4242",
+    ]
     replies = []
     with popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as worker:
         assert worker.stdin is not None and worker.stdout is not None

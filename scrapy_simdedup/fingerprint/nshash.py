@@ -26,12 +26,16 @@ _SENTENCE_END = re.compile(r"[。！？.!?\n\r]+")
 _INLINE_SPACE = re.compile(r"[^\S\n\r]+")
 
 
-def longest_sentences(text: str, n: int = 5) -> list[str]:
-    """The ``n`` longest sentences of ``text``, longest first (earlier first on ties)."""
+def split_sentences(text: str) -> list[str]:
+    """``text``'s sentences in order, whitespace collapsed, as they are hashed."""
     # Sentence ends include every line break, so collapsing the other whitespace first, in
     # one pass over the text, gives each sentence what collapsing it alone would.
-    parts = _SENTENCE_END.split(_INLINE_SPACE.sub(" ", text))
-    kept = [s for s in map(str.strip, parts) if len(s) >= MIN_SENTENCE_CHARS]
+    return list(map(str.strip, _SENTENCE_END.split(_INLINE_SPACE.sub(" ", text))))
+
+
+def longest_sentences(text: str, n: int = 5) -> list[str]:
+    """The ``n`` longest sentences of ``text``, longest first (earlier first on ties)."""
+    kept = [s for s in split_sentences(text) if len(s) >= MIN_SENTENCE_CHARS]
     ranked = sorted(kept, key=len, reverse=True)  # stable: ties keep their order
     return list(islice(filter(_is_prose, ranked), n))
 

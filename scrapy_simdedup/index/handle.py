@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreMismatchError
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
+from scrapy_simdedup.index.blockcounts import BlockCounts
 from scrapy_simdedup.index.permuted import (
     Match,
     PermutedIndex,
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.params import IndexParams
 
 DEFAULT_EXPECTED_SIZE = 10_000_000
-_RESERVED_HEADS = (b"t", b"d", b"s", b"x", b"\x00", b"L")  # content keys, learned rules
+_RESERVED_HEADS = (b"t", b"d", b"s", b"x", b"b", b"\x00", b"L")  # content, blocks, rules
 
 
 class SimHashIndex:
@@ -118,6 +119,11 @@ class SimHashIndex:
     def discard_exact(self, digest: int, key: str) -> bool:
         """Undo ``exact_or_add`` (its item was dropped later); False if not ``key``'s."""
         return self._open().discard_exact(operator.index(digest), key)
+
+    @property
+    def blocks(self) -> BlockCounts:
+        """How many stored pages of each host carry each block (its learned template)."""
+        return BlockCounts(self._open(), self.seed)
 
     def verify(self) -> Verification:
         """Check that every document is in every table and no entry is orphaned."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_simdedup.helperprocess import cores_available
+from scrapy_simdedup.fingerprint.helper.policy import cores_available
 from tests.support import processes
 from tests.support.crawls import (
     DEMO,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from itemadapter import ItemAdapter
 
-from scrapy_simdedup.helperprocess import cores_available
+from scrapy_simdedup.fingerprint.helper.policy import cores_available
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.itemtext import item_text
 from tests.support import processes

@@ -114,7 +114,7 @@ def helper_pids(parent: int) -> list[int]:
         except OSError:  # not a process, or gone meanwhile
             continue
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == parent and b"scrapy_simdedup.fingerprint.worker" in command:
+        if ppid == parent and b"scrapy_simdedup.fingerprint.helper.worker" in command:
             found.append(int(proc.name))
     return found
 

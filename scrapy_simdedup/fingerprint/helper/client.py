@@ -1,7 +1,7 @@
 """The fingerprint helper process, seen from the crawl: texts out, fingerprints back, in order.
 
 Runs on the crawl's asyncio loop (Scrapy's default reactor). The helper is
-``scrapy_simdedup.fingerprint.worker``; when it cannot start, stops, answers garbage or
+``scrapy_simdedup.fingerprint.helper.worker``; when it cannot start, stops, answers garbage or
 falls behind, the caller fingerprints in its own process instead: the helper only ever
 saves time, it never decides.
 """
@@ -16,10 +16,11 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
+from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, decode_reply
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
-from scrapy_simdedup.fingerprint.worker import LENGTH, Fingerprinted, decode_reply
 
-WORKER_MODULE = "scrapy_simdedup.fingerprint.worker"
+WORKER_MODULE = "scrapy_simdedup.fingerprint.helper.worker"
 READ_SIZE = 1 << 16
 STOP_TIMEOUT = 10.0
 """Seconds the helper may take to finish after its input closes, before it is killed."""
@@ -192,15 +193,8 @@ class FingerprintHelper:
         self._fail(self.stopped)
 
 
-def cores_available() -> int:
-    """CPU cores this process may run on (its affinity where the OS has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
-
-
 def _environment() -> dict[str, str]:
     """This environment, with this package importable however the crawl found it."""
-    root = str(Path(__file__).resolve().parent.parent)
+    root = str(Path(__file__).resolve().parents[3])
     paths = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}

@@ -1,0 +1,129 @@
+"""A page's blocks (its sentences), hashed: what tells a site's template from a copy.
+
+A page that shares a long block with every page of its host (delivery terms, a licence, a
+forum's rules) is not a copy of those pages; it is one when (almost) every block of its own
+is already stored. Each block carries three hashes: ``exact`` (the same as nshash's
+sentence hash, so a template sentence can be left out of the nshash look-up), ``simhash``,
+a 64-bit SimHash of its words, and ``wordset``, its words as one bit each of 64 bits. A
+sentence with a word or two edited keeps a near SimHash when it is long, and most of its
+word bits when it is short (``similar_words``). A page keeps at
+most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS`` words or more, in text order, from its
+first ``MAX_BLOCK_CHARS`` characters.
+
+Serialised after the sketch in a stored page's payload: a uint16 count, then per block its
+exact hash, SimHash and word set (uint64) and its word count (uint16), little-endian.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+
+import mmh3
+import numpy as np
+
+from scrapy_simdedup.fingerprint.nshash import split_sentences
+from scrapy_simdedup.fingerprint.simhash import feature_hashes
+
+MAX_BLOCKS = 256
+MAX_BLOCK_CHARS = 50_000
+"""Blocks are taken from the text's start: a long page's first 256 sentences are enough to
+tell it apart, and its fingerprints cover the rest."""
+MIN_BLOCK_WORDS = 4
+NEAR_BITS = 12
+"""Blocks whose SimHashes are this close are one sentence, edited (a word in ten changed)."""
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WORD = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")  # a CJK character is a word of its own
+_COUNT = struct.Struct("<H")
+_BLOCK = struct.Struct("<QQQH")
+MAX_WORDSET_WORDS = 32
+"""Up to this many words, word sets tell an edited sentence (most bits in common) from
+another sentence; beyond, their 64 bits fill up, and the SimHash decides."""
+MIN_WORDSET_SHARE = 0.6
+
+
+@dataclass(frozen=True)
+class Block:
+    """One sentence of a page: its exact hash, the SimHash and set of its words, its word
+    count."""
+
+    exact: int
+    simhash: int
+    wordset: int
+    words: int
+
+    def similar_words(self, other: Block) -> bool:
+        """Short sentences sharing most of their words (a Jaccard share of their bits)."""
+        if max(self.words, other.words) > MAX_WORDSET_WORDS:
+            return False
+        union = (self.wordset | other.wordset).bit_count()
+        return (self.wordset & other.wordset).bit_count() >= MIN_WORDSET_SHARE * union
+
+    def joined(self, other: Block) -> Block:
+        """The two sentences as one (for word sets and counts; no hashes of its own)."""
+        return Block(0, 0, self.wordset | other.wordset, self.words + other.words)
+
+
+def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
+    """The page's blocks of ``MIN_BLOCK_WORDS`` words or more (at most ``MAX_BLOCKS``)."""
+    sentences: list[str] = []
+    words: list[list[str]] = []
+    for sentence in split_sentences(text[:MAX_BLOCK_CHARS]):
+        found = _WORD.findall(sentence.lower())
+        if len(found) >= MIN_BLOCK_WORDS:
+            sentences.append(sentence)
+            words.append(found)
+            if len(sentences) == MAX_BLOCKS:
+                break
+    if not sentences:
+        return ()
+    prints = _word_prints(words, seed)
+    return tuple(
+        Block(_sentence_hash(s, seed), simhash, wordset, len(w))
+        for s, (simhash, wordset), w in zip(sentences, prints, words, strict=True)
+    )
+
+
+def _sentence_hash(sentence: str, seed: int) -> int:
+    return mmh3.hash64(sentence.encode("utf-8", "surrogatepass"), seed, signed=False)[0]
+
+
+def _word_prints(blocks: list[list[str]], seed: int) -> list[tuple[int, int]]:
+    """(SimHash, word set) per block (each word one vote, one bit), in one vectorised pass;
+    each distinct word of the page is hashed once."""
+    vocabulary: dict[str, int] = {}
+    at = [vocabulary.setdefault(word, len(vocabulary)) for words in blocks for word in words]
+    hashes = feature_hashes(vocabulary, seed)
+    bits = np.unpackbits(
+        hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
+    ).astype(np.int32)
+    sizes = np.fromiter(map(len, blocks), dtype=np.int64, count=len(blocks))
+    starts = np.concatenate(([0], np.cumsum(sizes[:-1])))
+    at_words = np.array(at)
+    ones = np.add.reduceat(bits[at_words], starts, axis=0)
+    packed = np.packbits(2 * ones > sizes[:, None], axis=1, bitorder="little")
+    word_bits = np.left_shift(np.uint64(1), hashes >> np.uint64(58))
+    wordsets = np.bitwise_or.reduceat(word_bits[at_words], starts)
+    return [
+        (int.from_bytes(row.tobytes(), "little"), int(wordset))
+        for row, wordset in zip(packed, wordsets, strict=True)
+    ]
+
+
+def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
+    body = b"".join(
+        _BLOCK.pack(b.exact, b.simhash, b.wordset, min(b.words, 0xFFFF)) for b in blocks
+    )
+    return _COUNT.pack(len(blocks)) + body
+
+
+def blocks_from_bytes(raw: bytes) -> tuple[Block, ...] | None:
+    """The blocks in ``raw``; None when ``raw`` holds none (a page stored before blocks
+    were recorded) or is malformed."""
+    if len(raw) < _COUNT.size:
+        return None
+    (count,) = _COUNT.unpack_from(raw)
+    if len(raw) != _COUNT.size + count * _BLOCK.size:
+        return None
+    return tuple(Block(*fields) for fields in _BLOCK.iter_unpack(raw[_COUNT.size :]))

@@ -1,0 +1,94 @@
+"""How many stored pages of one host carry each block: a host's template, learned.
+
+Kept in the store beside the content index, so a resumed or distributed crawl knows the
+templates its earlier runs and other workers saw:
+
+    b <host hash:8> <block hash:8>  ->  pages carrying it, one byte (capped at 255)
+    b <host hash:8>                 ->  blocks counted for the host, 4 bytes
+    b                               ->  blocks counted in the store, 4 bytes
+
+A page is counted once, when it is stored as new: a template is what a host's distinct pages
+share, so copies are not counted (a mirror's copies are judged with their original's host's
+template as well). Counts never decrease: a page released by a later pipeline leaves them.
+
+Bounded: a host counts at most ``MAX_HOST_BLOCKS`` distinct blocks and the store at most
+``MAX_STORE_BLOCKS``; beyond, blocks already counted go on being counted and new ones are
+not. A template shows on a site's first pages, so it is learned before the bound; a site
+first met after the store's bound is judged without a learned template (see README).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import mmh3
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from scrapy_simdedup.index.permuted import PermutedIndex
+
+NAMESPACE = b"b"
+MAX_COUNT = 255
+MAX_HOST_BLOCKS = 20_000
+MAX_STORE_BLOCKS = 2_000_000
+TEMPLATE_PAGES = 3
+"""A block on this many stored pages of a host is part of its template, not content."""
+
+
+class BlockCounts:
+    """Per-host block counts in the content index's store."""
+
+    def __init__(self, core: PermutedIndex, seed: int) -> None:
+        self._core = core
+        self._seed = seed
+
+    def _prefix(self, host: str) -> bytes:
+        digest = mmh3.hash64(host.encode("utf-8", "surrogatepass"), self._seed, signed=False)[0]
+        return NAMESPACE + digest.to_bytes(8, "big")
+
+    def counts(self, host: str, blocks: Iterable[int]) -> dict[int, int]:
+        """Pages of ``host`` carrying each block (absent: none)."""
+        prefix, store = self._prefix(host), self._core.store
+        found: dict[int, int] = {}
+        for block in set(blocks):
+            raw = store.get(prefix + block.to_bytes(8, "big"))
+            if raw:
+                found[block] = raw[0]
+        return found
+
+    def template(self, host: str, blocks: Iterable[int]) -> frozenset[int]:
+        """The blocks that are part of ``host``'s template."""
+        return template_of(self.counts(host, blocks))
+
+    def count_page(
+        self, host: str, blocks: Iterable[int], counts: dict[int, int] | None = None
+    ) -> None:
+        """One more stored page of ``host`` carries each of ``blocks``; ``counts``: theirs
+        as ``counts`` just read them (saves reading them again; with a store shared by
+        several crawls, a page counted meanwhile by another is then lost: counts are a
+        lower bound)."""
+        prefix, store = self._prefix(host), self._core.store
+        with self._core.lock, store.locked():
+            if counts is None:
+                counts = self.counts(host, blocks)
+            known = [b for b in set(blocks) if 0 < counts.get(b, 0) < MAX_COUNT]
+            new = [b for b in set(blocks) if b not in counts]
+            in_host, in_store = _number(store.get(prefix)), _number(store.get(NAMESPACE))
+            new = new[: max(0, min(MAX_HOST_BLOCKS - in_host, MAX_STORE_BLOCKS - in_store))]
+            puts = {prefix + b.to_bytes(8, "big"): bytes([counts[b] + 1]) for b in known}
+            puts.update((prefix + b.to_bytes(8, "big"), b"\x01") for b in new)
+            if new:
+                puts[prefix] = (in_host + len(new)).to_bytes(4, "big")
+                puts[NAMESPACE] = (in_store + len(new)).to_bytes(4, "big")
+            if puts:
+                store.write(puts)
+
+
+def _number(raw: bytes | None) -> int:
+    return int.from_bytes(raw, "big") if raw else 0
+
+
+def template_of(counts: dict[int, int]) -> frozenset[int]:
+    """The blocks whose counts make them part of a template."""
+    return frozenset(block for block, count in counts.items() if count >= TEMPLATE_PAGES)

@@ -1,0 +1,162 @@
+"""Confirmation: is (almost) all of a page's content already in a stored candidate?
+
+A SimHash or sentence match only proposes a candidate. Two signals must then agree:
+
+* similarity, from the sketches (see ``fingerprint/sketch.py``): estimated Jaccard
+  similarity of their shingles of at least ``min_similarity``, lengths within 20%;
+* containment, from the blocks (see ``fingerprint/blocks.py``), which is asymmetric: the
+  words of the page's own sentences (its site's template left out) that the candidate has
+  neither as they are nor edited (a word or two changed, two sentences joined). A page
+  that adds ``NOVEL_MIN_WORDS`` words and ``NOVEL_SHARE`` of its own words is no copy: the
+  full article crawled after a cut reprint of it, a product page that shares a long
+  delivery block with its neighbours but has its own description. A retitled reprint, or
+  one with an editor line, adds a few words only. Pages stored before blocks were kept
+  are compared by similarity alone.
+
+The confirmation also estimates, from the sketches, how much of each page the other holds
+(``contained``, ``contains``), so that a verdict can say which way containment went.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scrapy_simdedup.fingerprint.blocks import (
+    NEAR_BITS,
+    Block,
+    blocks_from_bytes,
+    blocks_to_bytes,
+)
+from scrapy_simdedup.fingerprint.simhash import hamming_distance
+from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
+
+if TYPE_CHECKING:
+    from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
+
+NOVEL_MIN_WORDS = 20
+CLOSE_BITS = 8
+"""Blocks this close are one sentence edited, whatever their word counts."""
+NOVEL_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The comparison of a page with one stored candidate.
+
+    ``contained``: the estimated share of the page found in the stored page; ``contains``:
+    the share of the stored page found in this one. ``novel_words``: the words of the page's
+    own sentences the stored page lacks.
+    """
+
+    similarity: float
+    copy: bool
+    contained: float = 0.0
+    contains: float = 0.0
+    novel_words: int = 0
+    adds_content: bool = False
+
+    @property
+    def direction(self) -> str:
+        """Which way the containment went: "page_in_stored" (a copy: it adds nothing),
+        "stored_in_page" (it carries the stored page and more), or "partial"."""
+        if self.copy:
+            return "page_in_stored"
+        if self.contains > self.contained:
+            return "stored_in_page"
+        return "partial"
+
+
+NO_SKETCH = Confirmation(0.0, copy=False)
+
+
+def payload_of(sketch: Sketch | None, blocks: tuple[Block, ...]) -> bytes:
+    """What is stored with a page's fingerprint: its sketch, then its blocks."""
+    return (sketch.to_bytes() + blocks_to_bytes(blocks)) if sketch is not None else b""
+
+
+def confirm(
+    done: Fingerprinted,
+    payload: bytes,
+    min_similarity: float,
+    template: frozenset[int] = frozenset(),
+) -> Confirmation:
+    """Compare a page with a stored candidate's payload; ``template``: the exact hashes of
+    the blocks its host shares across pages."""
+    mine, theirs = done.fingerprint.sketch, Sketch.from_bytes(payload[:SKETCH_BYTES])
+    if mine is None or theirs is None:
+        return NO_SKETCH
+    similarity = mine.similarity(theirs)
+    contained = _containment(similarity, mine.tokens, theirs.tokens)
+    contains = _containment(similarity, theirs.tokens, mine.tokens)
+    stored_blocks = blocks_from_bytes(payload[SKETCH_BYTES:])
+    novel, own = _novel_words(done.blocks, stored_blocks or (), template)
+    adds = stored_blocks is not None and novel >= max(NOVEL_MIN_WORDS, NOVEL_SHARE * own)
+    copy = mine.confirms(theirs, min_similarity) and not adds
+    return Confirmation(similarity, copy, contained, contains, novel, adds)
+
+
+def _containment(similarity: float, mine: int, theirs: int) -> float:
+    """|A & B| / |A| from the Jaccard similarity of A and B and their sizes."""
+    if mine <= 0:
+        return 1.0
+    shared = similarity * (mine + theirs) / (1 + similarity)
+    return min(1.0, shared / mine)
+
+
+def _novel_words(
+    mine: tuple[Block, ...], theirs: tuple[Block, ...], template: frozenset[int]
+) -> tuple[int, int]:
+    """(words of the page's own blocks the stored page lacks, words of its own blocks)."""
+    exact = {block.exact for block in theirs}
+    novel = own = 0
+    for at, block in enumerate(mine):
+        if block.exact in template:
+            continue
+        own += block.words
+        if block.exact not in exact and not _edited(mine, at, theirs):
+            novel += block.words
+    return novel, own
+
+
+def _edited(mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...]) -> bool:
+    """Whether ``mine[at]`` is a sentence of ``theirs`` with a word or two changed, or two of
+    its sentences joined (a full stop edited away): near SimHashes and about as many words,
+    or most words in common for short ones; and in the same place (a neighbour, or the
+    page's start or end, in common), since short sentences of one vocabulary meet by
+    chance."""
+    block = mine[at]
+    slack = max(2, block.words // 5)
+    distances = [hamming_distance(block.simhash, other.simhash) for other in theirs]
+    for there, other in enumerate(theirs):
+        distance = distances[there]
+        near = distance <= NEAR_BITS and (
+            abs(block.words - other.words) <= slack or distance <= CLOSE_BITS
+        )
+        if (near or block.similar_words(other)) and _aligned(mine, at, theirs, there, 1):
+            return True
+        if there + 1 < len(theirs):
+            joined = other.joined(theirs[there + 1])
+            close = min(distance, distances[there + 1]) <= NEAR_BITS
+            if (
+                abs(block.words - joined.words) <= slack
+                and (close or block.similar_words(joined))
+                and _aligned(mine, at, theirs, there, 2)
+            ):
+                return True
+    return False
+
+
+def _aligned(
+    mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...], there: int, span: int
+) -> bool:
+    """A neighbour in common: the blocks before, or those after ``theirs[there:there+span]``."""
+    end = there + span - 1
+    before = at == there == 0 or (
+        at > 0 and there > 0 and mine[at - 1].exact == theirs[there - 1].exact
+    )
+    last, their_last = at == len(mine) - 1, end == len(theirs) - 1
+    after = (last and their_last) or (
+        not last and not their_last and mine[at + 1].exact == theirs[end + 1].exact
+    )
+    return before or after

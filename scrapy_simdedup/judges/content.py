@@ -1,0 +1,219 @@
+"""The content judge: is this text a copy of a stored page, and of which?
+
+Plain Python over an opened ``SimHashIndex``: the pipeline, ``scrapy simdedup query`` and
+scripts call the same judge, so they cannot disagree. It owns the order of the checks
+(one item per key in a run, exact text, SimHash, the owners of shared sentences, then
+confirmation: similarity and one-way containment, the site's template left out) and the
+order of the writes that keeps the store consistent after a crash: a page's fingerprint
+first, then its sentences, its template counts, and last its exact entry, so that no exact
+entry ever points to a page that is not stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted, fingerprinted
+from scrapy_simdedup.fingerprint.simhash import hamming_distance
+from scrapy_simdedup.fingerprint.textprint import exact_hash
+from scrapy_simdedup.judges.confirmation import Confirmation, confirm, payload_of
+from scrapy_simdedup.judges.templates import PageTemplates
+from scrapy_simdedup.judges.verdict import Verdict
+
+if TYPE_CHECKING:
+    from scrapy_simdedup.index.handle import SimHashIndex
+    from scrapy_simdedup.index.permuted import Match
+
+MAX_RELEASABLE = 1_000_000
+"""Keys remembered for ``release`` (and for one item per key in one run)."""
+TEXT_KEY = "text:"  # the key of a page without one: its text's exact hash
+
+
+class ContentJudge:
+    """Decides, and (with ``record=True``) stores what it kept, in a crash-safe order."""
+
+    def __init__(self, index: SimHashIndex, *, confirm_similarity: float = 0.8) -> None:
+        self.index = index
+        self.confirm_similarity = confirm_similarity
+        # Keys stored in this run (bounded by MAX_RELEASABLE) -> their text's exact hash.
+        self._stored: dict[str, int] = {}
+
+    def key_for(self, key: str | None, exact: int) -> str:
+        """``key``, or a key made of the text's exact hash for pages without one."""
+        return key if key else f"{TEXT_KEY}{exact:016x}"
+
+    def exact_hash(self, text: str) -> int:
+        return exact_hash(text, self.index.seed)
+
+    def fingerprinted(self, text: str, exact: int | None = None) -> Fingerprinted:
+        return fingerprinted(text, self.index.tokenizer, self.index.seed, exact=exact)
+
+    def judge(
+        self, text_or_fingerprinted: str | Fingerprinted, key: str | None, *, record: bool = True
+    ) -> Verdict:
+        """The verdict on a page; with ``record`` a new page is stored."""
+        given = text_or_fingerprinted
+        done = None if isinstance(given, str) else given
+        exact = self.exact_hash(given) if isinstance(given, str) else given.fingerprint.exact
+        page_key = self.key_for(key, exact)
+        early = self.shortcut(exact, page_key)
+        if early is not None:
+            return early
+        if isinstance(given, str):
+            done = self.fingerprinted(given, exact)
+        assert done is not None
+        return self.decide(done, page_key, record=record)
+
+    def explain(self, text: str, key: str | None = None) -> Verdict:
+        """What ``judge`` would decide now, without storing anything."""
+        return self.judge(text, key, record=False)
+
+    def shortcut(self, exact: int, key: str) -> Verdict | None:
+        """The verdict found before any fingerprinting: a second item with ``key`` in this
+        run, or a stored page with exactly this text (whitespace aside; one read). None
+        when neither, or when ``key`` has a stored page of its own (a re-visit of a changed
+        page is decided by its fingerprint)."""
+        if key in self._stored:  # one run, one page per key: a re-visit is a later run's
+            return Verdict(key, key, found_by="same_key")
+        owner = self.index.exact_owner(exact)
+        if owner is None or (owner != key and self.index.document(key) is not None):
+            return None
+        return Verdict(key, owner, found_by="exact", revisit=owner == key)
+
+    def decide(self, done: Fingerprinted, key: str, *, record: bool = True) -> Verdict:
+        """The verdict from the page's fingerprints; with ``record`` a new page is stored."""
+        if key in self._stored:  # stored meanwhile, while this item was fingerprinted
+            return Verdict(key, key, found_by="same_key")
+        fingerprint = done.fingerprint
+        if fingerprint.simhash is None:
+            return self._decide_exactly(fingerprint.exact, key, record)
+        payload = payload_of(fingerprint.sketch, done.blocks)
+        templates = PageTemplates(self.index.blocks, done.blocks, key)
+        found = self._candidates(done, key, payload, templates, record)
+        if found.revisit:
+            return Verdict(key, key, found_by="simhash", revisit=True)
+        confirmations = [
+            (match, confirm(done, match.payload, self.confirm_similarity, templates.of(match.key)))
+            for match in found.matches
+        ]
+        copied = next(((m, c) for m, c in confirmations if c.copy), None)
+        if record:
+            self._record(done, key, payload, templates, added=found.added, copy=bool(copied))
+        if copied is not None:
+            match, confirmation = copied
+            return Verdict(key, match.key, match.distance, found.by, confirmation)
+        closest = max((c for _, c in confirmations), key=_similarity, default=None)
+        adds = any(c.adds_content for _, c in confirmations)
+        return Verdict(
+            key, confirmation=closest, unconfirmed=bool(found.matches), adds_content=adds
+        )
+
+    def _candidates(
+        self,
+        done: Fingerprinted,
+        key: str,
+        payload: bytes,
+        templates: PageTemplates,
+        record: bool,
+    ) -> _Candidates:
+        """The stored pages to confirm against: SimHash neighbours (with ``record`` the page
+        is added at once when it has none), else the owners of its longest sentences."""
+        simhash = done.fingerprint.simhash
+        assert simhash is not None
+        if record:
+            result = self.index.query_or_add(simhash, key, payload)
+            matches, added = result.matches, result.added
+        else:
+            matches, added = self.index.query(simhash), False
+        if any(match.key == key for match in matches):
+            return _Candidates("simhash", [], added, revisit=True)
+        if matches:
+            return _Candidates("simhash", matches, added)
+        # SimHash saw nothing within k bits; a reprint still shares its longest sentences
+        # (nshash), so their owners get the same confirmation.
+        owners = self.sentence_candidates(done, key, templates.own)
+        return _Candidates("sentences", owners, added)
+
+    def _decide_exactly(self, exact: int, key: str, record: bool) -> Verdict:
+        """Too short for a SimHash: the exact text hash is the only look-up."""
+        if record:
+            first = self.index.exact_or_add(exact, key)
+            if first is None:
+                self._remember(key, exact)
+        else:
+            first = self.index.exact_owner(exact)
+        return Verdict(key, first, found_by="exact", revisit=first == key, exact_fallback=True)
+
+    def template_of(self, done: Fingerprinted, key: str | None) -> frozenset[int]:
+        """The page's blocks that its site's template holds (learned from stored pages)."""
+        return PageTemplates(self.index.blocks, done.blocks, key).own
+
+    def sentence_candidates(
+        self, done: Fingerprinted, key: str | None, template: frozenset[int] = frozenset()
+    ) -> list[Match]:
+        """The stored pages that share one of the page's longest sentences (nshash); its
+        host's template sentences find no candidates."""
+        shared = self.index.sentence_owners(done.sentences - template)
+        owners = [owner for owner in shared if owner != key]
+        stored = [doc for owner in owners if (doc := self.index.document(owner)) is not None]
+        assert done.fingerprint.simhash is not None
+        return [_distance_to(doc, done.fingerprint.simhash) for doc in stored]
+
+    def _record(
+        self,
+        done: Fingerprinted,
+        key: str,
+        payload: bytes,
+        templates: PageTemplates,
+        *,
+        added: bool,
+        copy: bool,
+    ) -> None:
+        """Store a new page in crash-safe order: the page, its sentences, its blocks' counts
+        (a template is what distinct pages share: copies are not counted), then its exact
+        entry. A copy found after ``query_or_add`` stored it is taken out again."""
+        fingerprint = done.fingerprint
+        assert fingerprint.simhash is not None
+        if copy:
+            if added:
+                self.index.discard(key)
+            return
+        if not added:
+            self.index.add(fingerprint.simhash, key, payload)
+        self._remember(key, fingerprint.exact)
+        self.index.record_sentences(done.sentences - templates.own, key)
+        exacts = [block.exact for block in done.blocks]
+        self.index.blocks.count_page(templates.host, exacts, templates.counts)
+        self.index.exact_or_add(fingerprint.exact, key)  # last: never one without a page
+
+    def _remember(self, key: str, exact: int) -> None:
+        if len(self._stored) < MAX_RELEASABLE:
+            self._stored[key] = exact
+
+    def release(self, key: str) -> bool:
+        """Forget a page stored in this run (a later pipeline dropped it), so it never blocks
+        a copy of a page that was not really scraped. False when this run did not store it."""
+        exact = self._stored.pop(key, None)
+        if exact is None:
+            return False
+        # The exact entry goes first: after a crash in between, a stored fingerprint
+        # without it is harmless, an exact entry without its page would drop copies.
+        released = self.index.discard_exact(exact, key)
+        return self.index.discard(key) or released
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    by: str
+    matches: list[Match]
+    added: bool  # the page was stored by the look-up (query_or_add)
+    revisit: bool = False
+
+
+def _distance_to(stored: Match, fingerprint: int) -> Match:
+    return replace(stored, distance=hamming_distance(stored.fingerprint, fingerprint))
+
+
+def _similarity(confirmation: Confirmation) -> float:
+    return confirmation.similarity

@@ -1,0 +1,45 @@
+"""Which of a page's blocks are its site's template, as the store's counts know it now."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from scrapy_simdedup.index.blockcounts import template_of
+
+if TYPE_CHECKING:
+    from scrapy_simdedup.fingerprint.blocks import Block
+    from scrapy_simdedup.index.blockcounts import BlockCounts
+
+
+def host_of(key: str) -> str:
+    """The site whose template a page shares: its key's host (and port, when one is
+    given), or "" for keys that are no URL."""
+    try:
+        parts = urlsplit(key)
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
+        return ""
+    return f"{host}:{port}" if port else host
+
+
+class PageTemplates:
+    """A page's template blocks: its own site's (``own``, from ``counts``), and with a
+    candidate's site's as well (a mirror copies its original's template with its pages);
+    each site's counts are read once."""
+
+    def __init__(self, blocks: BlockCounts, page: tuple[Block, ...], key: str | None) -> None:
+        self._blocks, self._exacts = blocks, [block.exact for block in page]
+        self.host = host_of(key) if key else ""
+        self.counts = blocks.counts(self.host, self._exacts)
+        self.own = template_of(self.counts)
+        self._with: dict[str, frozenset[int]] = {}
+
+    def of(self, candidate: str) -> frozenset[int]:
+        """The template blocks to leave out when the page is compared with ``candidate``."""
+        host = host_of(candidate)
+        if host == self.host:
+            return self.own
+        if host not in self._with:
+            self._with[host] = self.own | self._blocks.template(host, self._exacts)
+        return self._with[host]

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import mmh3
+import pytest
+
+from scrapy_simdedup.fingerprint.blocks import (
+    MAX_BLOCKS,
+    NEAR_BITS,
+    blocks_from_bytes,
+    blocks_to_bytes,
+    text_blocks,
+)
+from scrapy_simdedup.fingerprint.nshash import sentence_hashes
+from scrapy_simdedup.fingerprint.simhash import hamming_distance
+from scrapy_simdedup.index.blockcounts import MAX_COUNT, TEMPLATE_PAGES
+from scrapy_simdedup.index.opening import open_index
+
+SENTENCE = "Orders placed before noon leave our warehouse on the same working day"
+
+
+def test_blocks_are_sentences_of_four_words_or_more() -> None:
+    text = f"Home. Price: 12 EUR\n{SENTENCE}. 安装 完成 后 请 重新 启动 系统。"
+    blocks = text_blocks(text, seed=5)
+    assert [block.words for block in blocks] == [12, 12]  # CJK: one word per character
+    assert blocks[0].exact == mmh3.hash64(SENTENCE.encode(), 5, signed=False)[0]
+    assert blocks[0].exact in sentence_hashes(SENTENCE + ".", seed=5)  # nshash's hash
+
+
+def test_an_edited_sentence_is_near_and_another_far() -> None:
+    (original,) = text_blocks(SENTENCE, seed=1)
+    (edited,) = text_blocks(SENTENCE.replace("noon", "ten"), seed=1)
+    (other,) = text_blocks("Every chair is made of oak from forests we replant", seed=1)
+    assert hamming_distance(original.simhash, edited.simhash) <= NEAR_BITS
+    assert hamming_distance(original.simhash, other.simhash) > NEAR_BITS
+
+
+def test_blocks_round_trip_and_malformed_bytes_are_none() -> None:
+    blocks = text_blocks(" ".join(f"Sentence number {n} has five words." for n in range(300)), 3)
+    assert len(blocks) == MAX_BLOCKS
+    raw = blocks_to_bytes(blocks)
+    assert blocks_from_bytes(raw) == blocks
+    assert blocks_from_bytes(raw[:-1]) is None
+    assert blocks_from_bytes(b"") is None  # a page stored before blocks were recorded
+    assert blocks_from_bytes(blocks_to_bytes(())) == ()
+
+
+def test_block_counts_are_per_host_capped_and_kept_in_the_store(tmp_path: Path) -> None:
+    with open_index(tmp_path / "pages") as index:
+        counts = index.blocks
+        for _ in range(TEMPLATE_PAGES - 1):
+            counts.count_page("shop.example", [1, 2])
+        counts.count_page("shop.example", [1])
+        assert counts.template("shop.example", [1, 2, 3]) == frozenset({1})
+        assert counts.template("other.example", [1, 2]) == frozenset()
+        for _ in range(MAX_COUNT + 5):
+            counts.count_page("busy.example", [7])
+    with open_index(tmp_path / "pages") as index:  # a later run knows them
+        assert index.blocks.counts("shop.example", [1, 2]) == {1: TEMPLATE_PAGES, 2: 2}
+        assert index.blocks.counts("busy.example", [7]) == {7: MAX_COUNT}
+        assert len(index) == 0  # counts are no pages
+
+
+def test_block_counts_are_bounded_per_host_and_per_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scrapy_simdedup.index import blockcounts
+
+    monkeypatch.setattr(blockcounts, "MAX_HOST_BLOCKS", 5)
+    monkeypatch.setattr(blockcounts, "MAX_STORE_BLOCKS", 8)
+    with open_index(tmp_path / "pages") as index:
+        counts = index.blocks
+        counts.count_page("a.example", range(1, 10))
+        assert len(counts.counts("a.example", range(1, 10))) == 5  # the host's bound
+        counts.count_page("b.example", range(1, 10))
+        assert len(counts.counts("b.example", range(1, 10))) == 3  # the store's bound
+        known = sorted(counts.counts("a.example", range(1, 10)))
+        for _ in range(TEMPLATE_PAGES):
+            counts.count_page("a.example", range(1, 10))  # counted blocks go on counting
+        assert counts.template("a.example", range(1, 10)) == frozenset(known)

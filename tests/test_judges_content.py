@@ -1,0 +1,240 @@
+"""The content judge without a crawler: real LevelDB folders and the memory store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.corpora import english_articles
+from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
+from scrapy_simdedup.index.handle import SimHashIndex
+from scrapy_simdedup.index.opening import open_index
+from scrapy_simdedup.judges.content import ContentJudge
+
+ARTICLE, OTHER, THIRD = english_articles(3000)[:3]
+REPRINT = "Reprinted: " + ARTICLE + "\nEdited by Jane Smith."
+
+
+@pytest.fixture(params=["leveldb", "memory"])
+def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SimHashIndex]:
+    location = tmp_path / "pages" if request.param == "leveldb" else "memory"
+    with open_index(location) as opened:
+        yield opened
+
+
+def test_a_new_page_is_stored_and_its_copy_named(index: SimHashIndex) -> None:
+    judge = ContentJudge(index)
+    first = judge.judge(ARTICLE, "https://a.example/story")
+    assert (first.original, first.copy, first.found_by) == (None, False, None)
+    copy = judge.judge(REPRINT, "https://b.example/copy")
+    assert copy.copy and copy.original == "https://a.example/story"
+    assert copy.found_by == "simhash"
+    assert copy.confirmation is not None and copy.confirmation.similarity >= 0.8
+    assert len(index) == 1  # the copy is not stored
+
+
+def test_the_same_text_is_found_by_its_exact_hash(index: SimHashIndex) -> None:
+    judge = ContentJudge(index)
+    judge.judge(ARTICLE, "https://a.example/story")
+    verdict = judge.judge("  " + ARTICLE.replace(" ", "\n  "), "https://b.example/story")
+    assert (verdict.original, verdict.found_by, verdict.distance) == (
+        "https://a.example/story",
+        "exact",
+        0,
+    )
+
+
+def test_a_revisit_is_never_a_copy(index: SimHashIndex) -> None:
+    judge = ContentJudge(index)
+    judge.judge(ARTICLE, "https://a.example/story")
+    again = ContentJudge(index)  # a later run
+    for text in (ARTICLE, ARTICLE + " One more sentence."):
+        verdict = again.judge(text, "https://a.example/story")
+        assert verdict.revisit and not verdict.copy
+
+
+def test_a_short_text_is_compared_by_its_exact_hash_only(index: SimHashIndex) -> None:
+    judge = ContentJudge(index)
+    assert judge.judge("Home", "https://a.example/").exact_fallback
+    verdict = judge.judge("Home", "https://b.example/")
+    assert verdict.copy and verdict.original == "https://a.example/"  # by the shortcut
+    assert not judge.judge("Contact", "https://c.example/").copy
+
+
+def test_a_different_page_is_kept(index: SimHashIndex) -> None:
+    judge = ContentJudge(index)
+    judge.judge(ARTICLE, "https://a.example/1")
+    assert not judge.judge(OTHER, "https://a.example/2").copy
+    assert len(index) == 2
+
+
+def test_explain_decides_as_judge_does_and_writes_nothing(index: SimHashIndex) -> None:
+    judge = ContentJudge(index)
+    judge.judge(ARTICLE, "https://a.example/story")
+    size = len(index)
+    explained = judge.explain(REPRINT)
+    assert explained.copy and explained.original == "https://a.example/story"
+    new = judge.explain(THIRD, "https://a.example/third")
+    assert new.original is None
+    assert len(index) == size
+    assert index.exact_owner(judge.exact_hash(THIRD)) is None
+    assert index.document("https://a.example/third") is None
+    assert judge.judge(THIRD, "https://a.example/third").original is None  # as explained
+
+
+def test_explain_follows_the_sentence_path(tmp_path: Path) -> None:
+    # An edited copy whose SimHash lands over k bits away is met through its sentences,
+    # by the crawl and by explain alike.
+    from pydoc_data.topics import topics
+
+    other, original = topics["typesseq"], topics["typesseq-mutable"]
+    copy = original.replace(" the ", " this ", 1) + "\n\nNote from the mirror team."
+    seed = next(s for s in range(5000) if _far(original, copy, s))
+    with open_index(tmp_path / "pages", seed=seed) as index:
+        judge = ContentJudge(index)
+        judge.judge(other, "https://a.example/typesseq")
+        judge.judge(original, "https://a.example/mutable")
+        explained = judge.explain(copy, "https://b.example/mutable")
+        assert (explained.original, explained.found_by) == (
+            "https://a.example/mutable",
+            "sentences",
+        )
+        judged = judge.judge(copy, "https://b.example/mutable")
+        assert (judged.original, judged.found_by) == ("https://a.example/mutable", "sentences")
+        assert index.document("https://b.example/mutable") is None
+
+
+def _far(original: str, copy: str, seed: int) -> bool:
+    return hamming_distance(simhash(original, seed=seed), simhash(copy, seed=seed)) > 3
+
+
+def test_release_forgets_a_page_stored_in_this_run(index: SimHashIndex) -> None:
+    judge = ContentJudge(index)
+    judge.judge(ARTICLE, "https://a.example/story")
+    assert judge.release("https://a.example/story")
+    assert len(index) == 0
+    assert index.exact_owner(judge.exact_hash(ARTICLE)) is None
+    assert not judge.release("https://a.example/story")
+    assert not judge.judge(REPRINT, "https://b.example/copy").copy  # nothing blocks it
+
+
+def test_release_leaves_pages_of_earlier_runs(index: SimHashIndex) -> None:
+    ContentJudge(index).judge(ARTICLE, "https://a.example/story")
+    assert not ContentJudge(index).release("https://a.example/story")
+    assert len(index) == 1
+
+
+def test_a_page_without_a_key_is_keyed_by_its_text(index: SimHashIndex) -> None:
+    judge = ContentJudge(index)
+    verdict = judge.judge(ARTICLE, None)
+    assert verdict.key.startswith("text:") and verdict.original is None
+    assert judge.judge(ARTICLE, None).repeated_key  # in this run: a copy
+    assert ContentJudge(index).judge(ARTICLE, None).revisit  # in a later one
+
+
+def test_a_second_page_with_one_key_in_one_run_is_a_copy(index: SimHashIndex) -> None:
+    judge = ContentJudge(index)
+    judge.judge(ARTICLE, "https://a.example/story")
+    again = judge.judge(OTHER, "https://a.example/story")
+    assert again.copy and again.repeated_key and again.original == "https://a.example/story"
+    judge.release("https://a.example/story")  # a later pipeline dropped the first
+    assert not judge.judge(ARTICLE, "https://a.example/story").copy
+
+
+def test_a_cut_reprint_first_then_the_full_original_keeps_both(index: SimHashIndex) -> None:
+    lines = ARTICLE.split("\n")
+    cut = "\n".join(lines[: len(lines) * 4 // 5])  # the reprint cuts the last fifth
+    judge = ContentJudge(index)
+    assert not judge.judge(cut, "https://portal.example/reprint").copy
+    full = judge.judge(ARTICLE, "https://news.example/original")
+    assert not full.copy  # it carries what the reprint cut
+    if full.confirmation is not None:
+        assert full.confirmation.contains > full.confirmation.contained
+        assert full.confirmation.direction == "stored_in_page"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda text: "Reprinted: A Guide To The Language\n" + text,
+        lambda text: text + "\nEdited by Jane Smith.",
+        lambda text: "Reprinted: A Guide To The Language\n" + text + "\nEdited by Jane Smith.",
+    ],
+    ids=["retitled", "editor-line", "both"],
+)
+def test_a_retitled_or_signed_reprint_is_still_a_copy(index: SimHashIndex, edit: Any) -> None:
+    judge = ContentJudge(index)
+    judge.judge(ARTICLE, "https://news.example/original")
+    verdict = judge.judge(edit(ARTICLE), "https://portal.example/reprint")
+    assert verdict.copy and verdict.original == "https://news.example/original"
+    assert verdict.confirmation is not None
+    assert verdict.confirmation.direction == "page_in_stored"
+
+
+def _shop_pages() -> list[tuple[str, str]]:
+    from scrapy_simdedup.fingerprint.pagetext import page_text
+    from tests.support.shop import shop_pages
+
+    pages = []
+    for look, base in (("shop", "https://shop.example"), ("mirror", "https://mirror.example")):
+        for path, markup in shop_pages(look).items():
+            text = page_text(markup)
+            if path != "/":
+                pages.append((base + path, text.split("\n", 1)[0] + "\n" + text))
+    return pages
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_shared_delivery_block_makes_no_product_a_copy(seed: int) -> None:
+    # Sixty products share a 400-word block inside their content; in any order and with
+    # any store seed, each product is kept once and each true copy (a second URL on the
+    # shop, the mirror's page) is dropped as a copy of the same product.
+    import random
+
+    from tests.support.shop import PRODUCTS, product_of
+
+    pages = _shop_pages()
+    random.Random(seed).shuffle(pages)
+    with open_index("memory", seed=seed) as index:
+        judge = ContentJudge(index)
+        kept: list[int] = []
+        for url, text in pages:
+            verdict = judge.judge(text, url)
+            if verdict.copy:
+                assert verdict.original is not None
+                assert product_of(verdict.original) == product_of(url), verdict
+            else:
+                kept.append(product_of(url))
+    assert sorted(kept) == list(range(PRODUCTS))
+
+
+def test_template_blocks_find_no_candidates_and_are_counted_in_the_store(tmp_path: Path) -> None:
+    from scrapy_simdedup.fingerprint.pagetext import page_text
+    from tests.support.shop import shop_pages
+
+    pages = shop_pages("shop")
+    with open_index(tmp_path / "pages") as index:
+        judge = ContentJudge(index)
+        for number in range(5):
+            judge.judge(page_text(pages[f"/p/{number}"]), f"https://shop.example/p/{number}")
+    with open_index(tmp_path / "pages") as index:  # a later run knows the template
+        judge = ContentJudge(index)
+        done = judge.fingerprinted(page_text(pages["/p/9"]))
+        template = judge.template_of(done, "https://shop.example/p/9")
+        assert len(template) >= 20  # the delivery block's sentences
+        assert judge.sentence_candidates(done, "https://shop.example/p/9", template) == []
+        assert not judge.explain(page_text(pages["/p/9"]), "https://shop.example/p/9").copy
+
+
+def test_two_items_with_one_key_fingerprinted_at_once_are_one_page(index: SimHashIndex) -> None:
+    # Both passed the shortcut before either was decided (the helper process had them).
+    judge = ContentJudge(index)
+    key = "https://a.example/story"
+    exact = judge.exact_hash(ARTICLE)
+    assert judge.shortcut(exact, key) is None and judge.shortcut(exact, key) is None
+    done = judge.fingerprinted(ARTICLE, exact)
+    assert not judge.decide(done, key).copy
+    assert judge.decide(done, key).repeated_key
