@@ -1,0 +1,118 @@
+"""Real crawls where a URL rule is wrong, or its counterpart fails: every skip is a bet,
+and every distinct page still reaches the feed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.support import urlsites
+from tests.support.crawls import Crawl, run_crawl
+from tests.support.urlsites import Site
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def _crawl(urls: dict[str, str], folder: Path, feed: str, *settings: str) -> Crawl:
+    args = ["-s", f"SIMDEDUP_DIR={folder / 'index'}"]
+    for setting in settings:
+        args += ["-s", setting]
+    crawl = run_crawl(list(urls.values()), folder / feed, *args)
+    assert crawl.returncode == 0, crawl.log[-3000:]
+    return crawl
+
+
+def _kept(crawl: Crawl, urls: dict[str, str], sites: dict[str, Site]) -> set[str]:
+    by_host = {urlsplit(url).netloc: sites[name] for name, url in urls.items()}
+    kept = set()
+    for item in crawl.items:
+        split = urlsplit(str(item["url"]))
+        pages = by_host[split.netloc].pages
+        path = split.path + (f"?{split.query}" if split.query else "")
+        kept.add((pages.get(path) or pages[split.path]).content)
+    return kept
+
+
+def _distinct(sites: dict[str, Site]) -> set[str]:
+    return set().union(*(site.distinct() for site in sites.values()))
+
+
+def _stat(crawl: Crawl, prefix: str) -> int:
+    return sum(n for key, n in crawl.simdedup().items() if key.startswith(prefix))
+
+
+def test_a_trap_learned_from_removed_posts_loses_no_thread(tmp_path: Path) -> None:
+    sites = {"forum": urlsites.forum()}
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl")
+    assert _kept(crawl, urls, sites) == _distinct(sites)  # all 60 threads
+    stats: dict[str, Any] = crawl.simdedup()
+    assert stats.get("simdedup/url/skipped/trap", 0) > 0  # the bet was made...
+    assert stats["simdedup/url/reissued/rule_weakened"] > 0  # ...and lost, so re-issued
+
+
+def test_a_rule_learned_while_requests_wait_loses_no_thread(tmp_path: Path) -> None:
+    sites = {"forum": urlsites.forum_waiting()}
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "CONCURRENT_REQUESTS=1")
+    assert _kept(crawl, urls, sites) == _distinct(sites)
+
+
+def test_annotate_mode_never_skips(tmp_path: Path) -> None:
+    sites = {"forum": urlsites.forum()}
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "SIMDEDUP_DROP=False")
+    assert _kept(crawl, urls, sites) == _distinct(sites)
+    assert len(crawl.items) == len(sites["forum"].pages)  # copies annotated, not dropped
+    assert _stat(crawl, "simdedup/url/skipped/") == 0
+    assert _stat(crawl, "simdedup/url/would_skip/") > 0
+
+
+def test_shops_sharing_only_legal_pages_are_no_mirror(tmp_path: Path) -> None:
+    sites = {"a": urlsites.shop("a"), "b": urlsites.shop("b")}
+    with urlsites.serve(sites) as urls:
+        first = _crawl(urls, tmp_path, "1.jsonl")
+        second = _crawl(urls, tmp_path, "2.jsonl")
+    for crawl in (first, second):
+        assert crawl.simdedup()["simdedup/url/mirror_hosts"] == 0
+        assert _stat(crawl, "simdedup/url/skipped/mirror") == 0
+    assert _kept(first, urls, sites) == _distinct(sites)
+    # The second crawl keeps re-visits: every product again.
+    assert {c for c in _kept(second, urls, sites) if "product" in c} == {
+        c for c in _distinct(sites) if "product" in c
+    }
+
+
+def test_a_failing_counterpart_leaves_the_mirror_page_in_the_feed(tmp_path: Path) -> None:
+    sites = urlsites.mirrored_with_failures()
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "DOWNLOAD_TIMEOUT=3", "RETRY_ENABLED=False")
+    assert _kept(crawl, urls, sites) == _distinct(sites)  # all 20 articles
+    assert _stat(crawl, "simdedup/url/skipped/mirror") > 0
+
+
+def test_a_site_grown_between_two_crawls_loses_nothing_to_old_rules(tmp_path: Path) -> None:
+    site = urlsites.news(grown=False)
+    sites = {"news": site}
+    with urlsites.serve(sites) as urls:
+        first = _crawl(urls, tmp_path, "1.jsonl")
+        site.pages = urlsites.news(grown=True).pages  # the same server, the site grown
+        second = _crawl(urls, tmp_path, "2.jsonl")
+    learned = first.simdedup()
+    assert learned["simdedup/url/traps_learned"] + learned["simdedup/url/patterns_learned"] > 0
+    assert "0 stored rules on probation" not in second.log
+    assert _kept(second, urls, sites) == _distinct(sites)
+
+
+def test_another_stored_url_distance_is_refused_at_start(tmp_path: Path) -> None:
+    sites = {"a": urlsites.shop("a", products=3)}
+    with urlsites.serve(sites) as urls:
+        _crawl(urls, tmp_path, "1.jsonl")
+        args = ["-s", f"SIMDEDUP_DIR={tmp_path / 'index'}", "-s", "SIMDEDUP_URL_MAX_DISTANCE=5"]
+        refused = run_crawl(list(urls.values()), tmp_path / "2.jsonl", *args)
+    assert refused.returncode != 0
+    assert "u.max_distance: stored 3, asked 5" in refused.log
+    assert "Crawled (200)" not in refused.log
