@@ -75,20 +75,20 @@ def test_shared_legal_pages_are_not_a_mirror() -> None:
 
 def test_samples_are_frequent_while_evidence_is_thin_and_a_new_page_weakens_the_rule() -> None:
     fetched = Fetched()
-    learner = _learner(fetched, min_evidence=3, sample_every=4)
+    learner = _learner(fetched, min_evidence=3, sample_every=20)
     for n in range(3):
         _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
     decisions = []
-    for n in range(10, 16):
+    for n in range(10, 22):
         fetched.add(f"{ORIGINAL}/p/{n}")
         decisions.append(learner.decide(url_parts(f"{MIRROR}/p/{n}"), fetched))
-    # A run of 3 copies: one in 3 would-be skips is a sample (not one in sample_every).
-    assert [d.sample for d in decisions] == [False, False, True] * 2
+    # Three copies behind the rule: one in 6 would-be skips is a sample, not one in 20.
+    assert [d.sample for d in decisions] == [False] * 5 + [True] + [False] * 5 + [True]
     assert all(d.skip != d.sample for d in decisions)
-    assert {d.counterpart for d in decisions} == {f"{ORIGINAL}/p/{n}" for n in range(10, 16)}
-    # The sample /p/12 came back new: the rule is weakened, and said so.
-    fetched.add(f"{MIRROR}/p/12")
-    weakened = learner.observe(url_parts(f"{MIRROR}/p/12"), None)
+    assert {d.counterpart for d in decisions} == {f"{ORIGINAL}/p/{n}" for n in range(10, 22)}
+    # The sample /p/15 came back new: the rule is weakened, and said so.
+    fetched.add(f"{MIRROR}/p/15")
+    weakened = learner.observe(url_parts(f"{MIRROR}/p/15"), None)
     assert [rule.describe() for rule in weakened] == ["m.example mirrors a.example"]
     assert not learner.stands(weakened[0].identity)
     fetched.add(f"{ORIGINAL}/p/20")

@@ -99,7 +99,12 @@ def test_strict_mode_skips_exactly_within_its_distance_on_the_same_host() -> Non
         + [f"{ORIGINAL}/item/{n}" for n in range(18, 40)]
         + [f"{ORIGINAL}/about.html"]
     )
-    with opened_middleware({"SIMDEDUP_URL_MODE": "strict", "SIMDEDUP_URL_MAX_DISTANCE": 6}) as mw:
+    strict = {
+        "SIMDEDUP_URL_MODE": "strict",
+        "SIMDEDUP_URL_MAX_DISTANCE": 6,
+        "SIMDEDUP_URL_SAMPLE_EVERY": 10_000,
+    }
+    with opened_middleware(strict) as mw:
         seed = mw.state.open().seed
         mw.state.release()
         for url in fetched:

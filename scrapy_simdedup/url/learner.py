@@ -84,12 +84,6 @@ class Rule:
         spread = self.kind != "mirror" or self.content_duplicates >= min_evidence
         return self.streak >= needed and share >= MIN_DUPLICATE_SHARE and spread
 
-    def sample_interval(self, sample_every: int) -> int:
-        """One in this many would-be skips is fetched: one in ``duplicates`` while the
-        rule rests on fewer copies than ``sample_every``, so a rule learned from a handful
-        of pages never covers many more URLs unchecked."""
-        return max(2, min(sample_every, self.duplicates))
-
     def record(self, duplicate: bool, *, content_page: bool = False) -> None:
         if duplicate:
             self.duplicates += 1
@@ -177,7 +171,22 @@ class UrlLearner:
         return list(self._rules.values())
 
     def learned_rules(self) -> list[Rule]:
-        return [rule for rule in self._rules.values() if rule.learned(self.min_evidence)]
+        return [rule for rule in self._rules.values() if self._learned(rule)]
+
+    def _learned(self, rule: Rule) -> bool:
+        """``rule.learned``; for a mirror, from the copies either way between its two hosts
+        (fetched at once, either host's copy may come second)."""
+        reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+        if rule.kind != "mirror" or reverse is None:
+            return rule.learned(self.min_evidence)
+        pair = Rule(
+            "mirror", rule.host, other=rule.other,
+            duplicates=rule.duplicates + reverse.duplicates,
+            uniques=rule.uniques + reverse.uniques,
+            streak=rule.streak + reverse.streak,
+            content_duplicates=rule.content_duplicates + reverse.content_duplicates,
+        )  # fmt: skip
+        return pair.learned(self.min_evidence)
 
     def stands(self, identity: str) -> bool:
         """Whether the rule ``identity`` is still learned (and, for a mirror, chosen)."""
@@ -198,11 +207,22 @@ class UrlLearner:
             if not tally:
                 return Decision(skip=True, rule=rule, counterpart=counterpart)
             rule.candidates += 1
-            if rule.candidates >= rule.sample_interval(self.sample_every):
+            if rule.candidates >= self._sample_interval(rule):
                 rule.candidates = 0
                 return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
             return Decision(skip=True, rule=rule, counterpart=counterpart)
         return FETCH
+
+    def _sample_interval(self, rule: Rule) -> int:
+        """One in this many would-be skips is fetched: one in as many copies as the rule
+        rests on (a mirror: copies either way between its two hosts) while that is fewer
+        than ``sample_every``, so a rule learned from a handful of pages never covers many
+        more URLs unchecked."""
+        evidence = rule.duplicates
+        if rule.kind == "mirror":
+            reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+            evidence += reverse.duplicates if reverse else 0
+        return max(2, min(self.sample_every, 2 * evidence))
 
     def _in_force(self, host: str) -> list[Rule]:
         """The learned rules of ``host``, then the pattern and trap rules it inherits from
@@ -210,7 +230,7 @@ class UrlLearner:
         own = [
             rule
             for rule in self._by_host.get(host, ())
-            if rule.learned(self.min_evidence) and not self._outvoted(rule)
+            if self._learned(rule) and not self._outvoted(rule)
         ]
         inherited = [
             rule

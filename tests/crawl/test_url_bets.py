@@ -3,6 +3,8 @@ and every distinct page still reaches the feed."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -92,6 +94,23 @@ def test_a_failing_counterpart_leaves_the_mirror_page_in_the_feed(tmp_path: Path
         crawl = _crawl(urls, tmp_path, "feed.jsonl", "DOWNLOAD_TIMEOUT=3", "RETRY_ENABLED=False")
     assert _kept(crawl, urls, sites) == _distinct(sites)  # all 20 articles
     assert _stat(crawl, "simdedup/url/skipped/mirror") > 0
+
+
+def test_an_original_and_its_mirror_crawled_together_skip_most_of_one(tmp_path: Path) -> None:
+    sites = urlsites.mirrored_with_failures(shared=300, failing=0)
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "LOG_LEVEL=DEBUG")
+    assert _kept(crawl, urls, sites) == _distinct(sites)
+    skipped = crawl.simdedup()["simdedup/url/skipped/mirror"]
+    fetched = Counter(
+        urlsplit(url).netloc for url in re.findall(r"Crawled \(200\) <GET (\S+)>", crawl.log)
+    )
+    # Fetched at once, either host may be taken for the copy. Plain Scrapy would fetch
+    # all its pages; skipped at its frontier, the copy's deeper links are never requested.
+    copy = min(fetched, key=fetched.__getitem__)
+    assert skipped > 0
+    assert fetched[copy] <= 0.2 * len(sites["mirror"].pages), fetched
+    assert max(fetched.values()) == len(sites["original"].pages)
 
 
 def test_a_site_grown_between_two_crawls_loses_nothing_to_old_rules(tmp_path: Path) -> None:

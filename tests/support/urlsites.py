@@ -166,12 +166,12 @@ def mirrored_with_failures(shared: int = 30, failing: int = 20) -> dict[str, Sit
     """An original and its full mirror; ``failing`` articles are still on the mirror while
     the original answers them slowly with 404, 500, or not in time."""
     original, mirror = Site(), Site()
-    docs = tuple(f"/docs/{WORDS[n]}.html" for n in range(shared))
+    docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
     articles = tuple(f"/article/{n}" for n in range(1, failing + 1))
     for site in (original, mirror):
-        site.pages["/"] = page("home", docs + articles)
-        for path in docs:
-            site.pages[path] = page(f"doc-{path}")
+        site.pages["/"] = page("home", docs[:10] + articles)
+        for n, path in enumerate(docs):
+            site.pages[path] = page(f"doc-{path}", docs[n + 1 : n + 11])
     for n, path in enumerate(articles):
         mirror.pages[path] = page(f"article-{n}")
         status, delay = ((404, 1.5), (500, 1.5), (200, 8.0))[n % 3]
