@@ -4,25 +4,26 @@ The DUST idea (Bar-Yossef et al. 2007) and Bharat & Broder's mirror detection, i
 crawl. Every content verdict ("page A duplicates page B", or "A is new") is evidence for
 one of three kinds of rule:
 
-* **mirror**: host A serves copies of host B's pages under the same path and query. Of
-  two hosts that copy each other, the one whose pages came second more often is the
-  mirror; the other is the original and is never skipped for it. A request to A is
-  skipped only when its counterpart on B has been fetched or is queued, so pages that
-  exist only on the mirror are still fetched.
+* **mirror**: host A serves copies of host B's pages under the same path and query. The
+  copies either way between two hosts count (fetched at once, either may come second);
+  among them ``min_evidence`` copies of content pages (``is_content_page``), since shared
+  boilerplate (``/terms``, ``/about``) is no mirror. One host of the pair is chosen as the
+  copy when the rule is first used, and the choice is stored and kept.
 * **pattern**: on host A, a query parameter (session id, tracking, sort order) that
-  changes nothing: copies differed from their originals in it. One rule per parameter; a
-  request is skipped only when the same URL without its learned parameters has been
-  fetched or is queued.
+  changes nothing: copies differed from their originals in it. One rule per parameter.
 * **trap**: pages of one path template (``/calendar/{date}``) are copies of each other, an
   endless calendar or pager. No counterpart exists, so this rule needs twice the evidence.
 
-A host learned to mirror another also follows that host's pattern and trap rules.
+A host learned to mirror another also follows that host's pattern and trap rules. A
+request is skipped only when its counterpart (the same path on the original, the URL
+without the learned parameters) is in ``covered``: the caller's URLs at hand.
 
-A rule skips only after ``min_evidence`` duplicates in a row (twice that for a trap) with
-at least ``MIN_DUPLICATE_SHARE`` of its verdicts duplicates. Every ``sample_every``-th
-request it would skip is fetched instead; a sample (or any page) that turns out new while
-its counterpart was fetched resets the rule's run of duplicates, so it stops skipping at
-once. Rules are kept in the store under ``L`` keys: a second crawl starts knowing them.
+A rule skips only after ``min_evidence`` copies in a row (twice that for a trap) with at
+least ``MIN_DUPLICATE_SHARE`` of its verdicts copies. A sample of the requests it would skip
+is fetched, more while its evidence is thin; a page that comes back new where the rule
+predicted a copy resets its run (``observe`` returns the rules so weakened, so that their
+bets can be re-issued). Rules are kept in the store under ``L`` keys; loaded by a later
+crawl they are on probation (their run starts at zero).
 """
 
 from __future__ import annotations
