@@ -259,7 +259,7 @@ class UrlSimHashMiddleware:
         self, request: Request, parts: UrlParts, decision: Decision, *, scheduling: bool
     ) -> None:
         assert self.judge is not None
-        if decision.skip:  # annotate mode, or a bet that could not be parked
+        if decision.skip and scheduling:  # annotate mode, or a bet that could not be parked
             self._stats.inc_value(keys.url_would_skip(decision.reason))
         if decision.sample:
             request.meta[SAMPLE] = decision.reason
@@ -303,6 +303,8 @@ class UrlSimHashMiddleware:
             request = bet.ticket.replace(dont_filter=True, meta={**bet.ticket.meta, REISSUED: why})
             self._stats.inc_value(keys.url_reissued(why))
             logger.debug("simdedup: re-issued %s (%s)", request.url, why)
+            if self.judge is not None:
+                self.judge.enqueue(bet.url)  # requests relying on it may be skipped again
             self.crawler.engine.crawl(request)
 
     def _parts(self, request: Request, *, count: bool) -> UrlParts | None:

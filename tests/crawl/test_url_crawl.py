@@ -117,4 +117,8 @@ def test_strict_mode_skips_by_url_alone(
     assert crawl.returncode == 0, crawl.log[-3000:]
     stats = crawl.simdedup()
     assert stats["simdedup/url/skipped/strict"] > 0
+    assert "WARNING: simdedup: SIMDEDUP_URL_MODE is 'strict'" in crawl.log
+    samples = stats.get("simdedup/url/strict/sampled_copies", 0)
+    samples += stats.get("simdedup/url/strict/sampled_new", 0)
+    assert 0 < samples <= stats["simdedup/url/sampled"]  # verdicts on the samples
     assert "simdedup/url/mirror_hosts" in stats and stats["simdedup/url/mirror_hosts"] == 0
