@@ -4,6 +4,9 @@ and every distinct page still reaches the feed."""
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -11,9 +14,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.support import urlsites
-from tests.support.crawls import Crawl, run_crawl
+from tests.support import processes, urlsites
+from tests.support.crawls import DEMO, Crawl, crawl_command, crawl_env, feed_lines, run_crawl
 from tests.support.urlsites import Site
+from tests.support.waits import wait_until
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -135,3 +139,50 @@ def test_another_stored_url_distance_is_refused_at_start(tmp_path: Path) -> None
     assert refused.returncode != 0
     assert "u.max_distance: stored 3, asked 5" in refused.log
     assert "Crawled (200)" not in refused.log
+
+
+PLAIN_SCRAPY = ["-s", "ITEM_PIPELINES={}", "-s", "DOWNLOADER_MIDDLEWARES={}"]
+SLOW = ["-s", "DOWNLOAD_DELAY=0.05", "-s", "CONCURRENT_REQUESTS=1"]
+
+
+def _interrupted_then_resumed(
+    urls: dict[str, str], folder: Path, stop: str, *settings: str
+) -> Crawl:
+    """A crawl with JOBDIR stopped after 40 items (kill -9, or Ctrl-C twice), then resumed
+    to the end; returns the resumed crawl (its feed holds both runs)."""
+    feed = folder / "feed.jsonl"
+    args = ["-s", f"JOBDIR={folder / 'job'}", "-s", f"SIMDEDUP_DIR={folder / 'index'}"]
+    args += [*SLOW, "-s", "LOG_LEVEL=DEBUG", *settings]
+    first = processes.popen(
+        crawl_command(list(urls.values()), feed, *args), cwd=DEMO, env=crawl_env(),
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: feed_lines(feed) >= 40, 120, "40 items in the feed")
+        if stop == "kill":
+            first.kill()
+        else:
+            first.send_signal(signal.SIGINT)
+            time.sleep(0.3)
+            first.send_signal(signal.SIGINT)
+        first.wait(timeout=60)
+    finally:
+        first.kill()
+    resumed = run_crawl(list(urls.values()), feed, *args)
+    assert resumed.returncode == 0, resumed.log[-3000:]
+    return resumed
+
+
+@pytest.mark.parametrize("stop", ["kill", "interrupt_twice"])
+def test_an_interrupted_crawl_loses_nothing_plain_scrapy_keeps(stop: str, tmp_path: Path) -> None:
+    sites = urlsites.mirrored_with_failures(shared=80, failing=0)
+    with urlsites.serve(sites) as urls:
+        plain = _interrupted_then_resumed(urls, tmp_path / "plain", stop, *PLAIN_SCRAPY)
+        ours = _interrupted_then_resumed(urls, tmp_path / "ours", stop)
+    plain_kept = _kept(plain, urls, sites)
+    assert plain_kept - _kept(ours, urls, sites) == set()
+    assert _stat(ours, "simdedup/url/skipped/") + _stat(ours, "simdedup/url/reissued/") > 0
+    # Requests the first run had parked were read back from the index and re-issued.
+    parked = int(ours.log.split(" parked requests of an interrupted crawl")[0].rsplit(" ", 1)[1])
+    assert parked > 0
+    assert ours.simdedup()["simdedup/url/reissued/interrupted"] == parked
