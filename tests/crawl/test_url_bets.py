@@ -63,7 +63,8 @@ def test_a_trap_learned_from_removed_posts_loses_no_thread(tmp_path: Path) -> No
 def test_a_rule_learned_while_requests_wait_loses_no_thread(tmp_path: Path) -> None:
     sites = {"forum": urlsites.forum_waiting()}
     with urlsites.serve(sites) as urls:
-        crawl = _crawl(urls, tmp_path, "feed.jsonl", "CONCURRENT_REQUESTS=1")
+        # One request at a time, slowly enough for the verdicts to keep up.
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "CONCURRENT_REQUESTS=1", "DOWNLOAD_DELAY=0.2")
     assert _kept(crawl, urls, sites) == _distinct(sites)
 
 
@@ -78,10 +79,11 @@ def test_annotate_mode_never_skips(tmp_path: Path) -> None:
 
 
 def test_shops_sharing_only_legal_pages_are_no_mirror(tmp_path: Path) -> None:
-    sites = {"a": urlsites.shop("a"), "b": urlsites.shop("b")}
+    sites = urlsites.two_shops()
+    slow = ("CONCURRENT_REQUESTS=1", "DOWNLOAD_DELAY=0.1")  # the verdicts keep up
     with urlsites.serve(sites) as urls:
-        first = _crawl(urls, tmp_path, "1.jsonl")
-        second = _crawl(urls, tmp_path, "2.jsonl")
+        first = _crawl(urls, tmp_path, "1.jsonl", *slow)
+        second = _crawl(urls, tmp_path, "2.jsonl", *slow)
     for crawl in (first, second):
         assert crawl.simdedup()["simdedup/url/mirror_hosts"] == 0
         assert _stat(crawl, "simdedup/url/skipped/mirror") == 0

@@ -130,7 +130,7 @@ def forum(threads: int = 60, removed: int = 8, slow_listing: float = 1.0) -> Sit
     return site
 
 
-def forum_waiting(threads: int = 60, removed: int = 8) -> Site:
+def forum_waiting(threads: int = 60, removed: int = 14) -> Site:
     """One listing links the distinct threads first and the removed ones last: with one
     request at a time (LIFO) the removed ones are fetched first, so the trap is learned
     while the distinct threads wait in the scheduler."""
@@ -145,16 +145,20 @@ def forum_waiting(threads: int = 60, removed: int = 8) -> Site:
     return site
 
 
-LEGAL = ("terms", "privacy", "about", "shipping", "returns", "contact", "imprint", "cookies")
+LEGAL = (
+    "terms", "privacy", "about", "shipping", "returns", "contact", "imprint", "cookies",
+    "accessibility", "warranty", "payment", "faq",
+)  # fmt: skip
 
 
 def shop(name: str, products: int = 40) -> Site:
-    """A shop on a platform every shop shares its legal pages with; its own catalog."""
+    """A shop on a platform every shop shares its legal pages with; its own catalog,
+    linked from the legal pages' footer (found once they were fetched)."""
     site = Site()
     legal = tuple(f"/{p}" for p in LEGAL)
-    site.pages["/"] = page(f"{name}-home", (*legal, "/catalog"))
+    site.pages["/"] = page(f"{name}-home", legal)
     for path in legal:
-        site.pages[path] = page(f"platform-{path[1:]}", legal)  # the same in every shop
+        site.pages[path] = page(f"platform-{path[1:]}", (*legal, "/catalog"))  # alike in all
     items = tuple(f"/product/{n}" for n in range(1, products + 1))
     site.pages["/catalog"] = page(f"{name}-catalog", items)
     for path in items:
@@ -164,14 +168,15 @@ def shop(name: str, products: int = 40) -> Site:
 
 def mirrored_with_failures(shared: int = 30, failing: int = 20) -> dict[str, Site]:
     """An original and its full mirror; ``failing`` articles are still on the mirror while
-    the original answers them slowly with 404, 500, or not in time."""
+    the original answers them slowly with 404, 500, or not in time. The articles are linked
+    from the docs pages past the 15th, so they are found once a mirror rule exists."""
     original, mirror = Site(), Site()
     docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
     articles = tuple(f"/article/{n}" for n in range(1, failing + 1))
     for site in (original, mirror):
-        site.pages["/"] = page("home", docs[:10] + articles)
+        site.pages["/"] = page("home", docs[:10])
         for n, path in enumerate(docs):
-            site.pages[path] = page(f"doc-{path}", docs[n + 1 : n + 11])
+            site.pages[path] = page(f"doc-{path}", docs[n + 1 : n + 11] + articles * (n >= 15))
     for n, path in enumerate(articles):
         mirror.pages[path] = page(f"article-{n}")
         status, delay = ((404, 1.5), (500, 1.5), (200, 8.0))[n % 3]
@@ -197,3 +202,8 @@ def news(grown: bool) -> Site:
         content = f"item-{path[6:]}" if grown else "item-unavailable"
         site.pages[path] = page(content)
     return site
+
+
+def two_shops() -> dict[str, Site]:
+    """Two unrelated shops on one platform: they share only the legal pages."""
+    return {"a": shop("a"), "b": shop("b")}
