@@ -302,7 +302,9 @@ class UrlSimHashMiddleware:
         for bet in bets:
             request = bet.ticket.replace(dont_filter=True, meta={**bet.ticket.meta, REISSUED: why})
             self._stats.inc_value(keys.url_reissued(why))
-            logger.debug("simdedup: re-issued %s (%s)", request.url, why)
+            logger.debug(
+                "simdedup: re-issued %s (%s; it relied on %s)", request.url, why, bet.counterpart
+            )
             if self.judge is not None:
                 self.judge.enqueue(bet.url)  # requests relying on it may be skipped again
             self.crawler.engine.crawl(request)

@@ -155,3 +155,17 @@ def test_rules_persist_in_the_store_and_bad_records_are_counted(tmp_path: Path) 
         assert told.decide(url_parts(f"{MIRROR}/p/5"), fetched).skip
     finally:
         store.close()
+
+
+def test_the_first_choice_of_the_copy_host_stands_when_the_reverse_appears_later() -> None:
+    fetched = Fetched({f"{ORIGINAL}/p/100", f"{MIRROR}/p/100"})
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+    decision = learner.decide(url_parts(f"{MIRROR}/p/100"), fetched)
+    assert decision.skip  # in force: the mirror is chosen as the copy
+    for n in range(3, 9):  # then the original's pages come second, more often
+        _copy(learner, fetched, f"{ORIGINAL}/p/{n}", f"{MIRROR}/p/{n}")
+    assert learner.stands(decision.rule.identity)  # type: ignore[union-attr]
+    assert learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip

@@ -257,7 +257,7 @@ class UrlLearner:
             chosen = reverse.duplicates < rule.duplicates
         else:
             chosen = self._rank[reverse.identity] > self._rank[rule.identity]
-        if chosen and not rule.chosen and reverse is not None:
+        if chosen and not rule.chosen:  # the first use decides, for good
             rule.chosen = True
             self._save(rule)
         return not chosen
