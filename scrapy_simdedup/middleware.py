@@ -14,9 +14,9 @@ from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.judges.urls import UrlJudge
 from scrapy_simdedup.parking import ParkingLot
+from scrapy_simdedup.reissue import REISSUED, RequestBets
 from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.state import DedupState
-from scrapy_simdedup.url.bets import Bet, ParkedBets
 from scrapy_simdedup.url.parts import UrlParts, url_parts
 
 if TYPE_CHECKING:
@@ -31,8 +31,6 @@ logger = logging.getLogger(__name__)
 OPT_OUT = "simdedup_dont_skip"
 """``Request.meta`` key: a request carrying it (true) is never skipped."""
 SAMPLE = "simdedup_sample"
-REISSUED = "simdedup_reissued"
-"""``Request.meta`` key of a parked request sent again: why (``counterpart_failed``, ...)."""
 
 
 class UrlSimHashMiddleware:
@@ -55,8 +53,7 @@ class UrlSimHashMiddleware:
         self.config = config
         self.state = state
         self.judge: UrlJudge | None = None
-        self.bets: ParkedBets[Request] = ParkedBets()
-        self.parking: ParkingLot | None = None
+        self.bets: RequestBets | None = None
         self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
         self._queued_by: WeakKeyDictionary[Request, str] = WeakKeyDictionary()
         self._strict_samples: set[str] = set()
@@ -106,16 +103,15 @@ class UrlSimHashMiddleware:
         if self.judge is None:
             self.open_judge()
         assert self.judge is not None and self.crawler.spider is not None
-        self.judge.held = self.bets
-        self.parking = ParkingLot(self.judge.urls.store, self.crawler.spider)
-        left = self.parking.leftovers()
-        for url, request in left:  # an interrupted crawl's bets: re-issued when idle
-            self.bets.park(Bet(url, "", None, request))
+        lot = ParkingLot(self.judge.urls.store, self.crawler.spider)
+        self.bets = RequestBets(self.crawler, lot, self.judge.enqueue, self._store_failed)
+        self.judge.held = self.bets.held
+        left = self.bets.resume()
         self._count_rules()
         logger.info(
             "simdedup: URL mode %s, %d URLs fetched before, %d stored rules on probation, "
             "%d parked requests of an interrupted crawl",
-            self.config.url_mode, len(self.judge), len(self.judge.learner.rules()), len(left),
+            self.config.url_mode, len(self.judge), len(self.judge.learner.rules()), left,
         )  # fmt: skip
         if self.config.url_mode == "strict":
             logger.warning(
@@ -128,23 +124,16 @@ class UrlSimHashMiddleware:
 
     def spider_idle(self) -> None:
         """Before the crawl ends: re-issue every bet that cannot be final."""
-        if self.judge is None or self._failed:
+        if self.judge is None or self.bets is None or self._failed:
             return
-        judge = self.judge
-        unsettled = self.bets.unsettled(judge.learner.stands, judge.brought)
-        if not unsettled:
-            return
-        for bet in unsettled:
-            self._reissue([bet], "interrupted" if not bet.rule else "unsettled")
-        raise DontCloseSpider
+        if self.bets.before_idle(self.judge.learner.stands, self.judge.brought):
+            raise DontCloseSpider
 
     def spider_closed(self, reason: str = "finished") -> None:
         if self.judge is None:
             return
-        if reason == "finished" and self.parking is not None and not self._failed:
-            final = self.bets.settle_all()
-            self._stats.set_value(keys.URL_FINAL, len(final))
-            self._guarded(self.parking.forget, [bet.url for bet in final])
+        if reason == "finished" and self.bets is not None and not self._failed:
+            self._stats.set_value(keys.URL_FINAL, self.bets.finished())
         self._count_rules()
         mirrors = [
             f"{rule.describe()}: {rule.duplicates} of {rule.duplicates + rule.uniques} "
@@ -178,7 +167,7 @@ class UrlSimHashMiddleware:
     def process_exception(self, request: Request, exception: BaseException) -> None:
         """A download error, a timeout, or a request ignored by another component."""
         parts = self._judged_parts(request)
-        if parts is not None and parts.url not in self.bets:
+        if parts is not None and parts.url not in (self.bets or ()):
             self._counterpart_lost(parts.url, "counterpart_failed")
 
     def request_dropped(self, request: Request) -> None:
@@ -196,7 +185,7 @@ class UrlSimHashMiddleware:
         except UrlNotCheckedError:
             return
         self._guarded(self.judge.released, url)
-        self._reissue(self.bets.relying_on(url), "counterpart_released")
+        self._counterpart_lost(url, "counterpart_released")
 
     def content_verdict(self, key: str, original: str | None) -> None:
         """Learns from the content pipeline: ``key`` duplicated ``original`` (or was new).
@@ -219,14 +208,13 @@ class UrlSimHashMiddleware:
             self._store_failed(exc)
             return
         if original is not None and original != key and not self.judge.kept(original):
-            self._reissue(self.bets.relying_on(url), "counterpart_not_kept")
+            self._counterpart_lost(url, "counterpart_not_kept")
         for rule in weakened:
-            bets = self.bets.under(rule.identity)
+            reissued = self.bets.weakened(rule.identity) if self.bets else 0
             logger.debug(
                 "simdedup: %s is new: %s weakened, %d parked requests re-issued",
-                key, rule.describe(), len(bets),
+                key, rule.describe(), reissued,
             )  # fmt: skip
-            self._reissue(bets, "rule_weakened")
         self._count_rules()
 
     def _check(self, request: Request, *, scheduling: bool) -> None:
@@ -240,7 +228,7 @@ class UrlSimHashMiddleware:
             if exempt and scheduling:
                 self._stats.inc_value(keys.url_unchecked(exempt))
             return
-        if scheduling and parts.url in self.bets:
+        if scheduling and parts.url in (self.bets or ()):
             raise IgnoreRequest("simdedup: predicted duplicate (already parked)")
         if scheduling and self.judge.covers(parts.url):
             return  # the same URL again: the dupefilter's business, not ours
@@ -272,14 +260,10 @@ class UrlSimHashMiddleware:
 
     def _skip(self, request: Request, parts: UrlParts, decision: Decision) -> None:
         """Raises ``IgnoreRequest`` once the bet is parked; returns when it cannot be."""
-        assert self.judge is not None and self.parking is not None and decision.rule
+        assert self.judge is not None and self.bets is not None and decision.rule
         rule = decision.rule
         if rule.kind != "strict":
-            bet = Bet(parts.url, rule.identity, decision.counterpart, request)
-            if not self._guarded(self.parking.park, parts.url, request):
-                return
-            if not self.bets.park(bet):
-                self._guarded(self.parking.forget, [parts.url])
+            if not self.bets.park(request, parts.url, rule.identity, decision.counterpart):
                 return
             self._stats.inc_value(keys.URL_PARKED)
         self._stats.inc_value(keys.url_skipped(decision.reason))
@@ -292,22 +276,8 @@ class UrlSimHashMiddleware:
         """``url`` will not bring its page: bets relying on it are re-issued."""
         if self.judge is not None:
             self.judge.dequeue(url)
-            self._reissue(self.bets.relying_on(url), why)
-
-    def _reissue(self, bets: list[Bet[Request]], why: str) -> None:
-        if not bets:
-            return
-        if self.parking is not None:
-            self._guarded(self.parking.forget, [bet.url for bet in bets])
-        for bet in bets:
-            request = bet.ticket.replace(dont_filter=True, meta={**bet.ticket.meta, REISSUED: why})
-            self._stats.inc_value(keys.url_reissued(why))
-            logger.debug(
-                "simdedup: re-issued %s (%s; it relied on %s)", request.url, why, bet.counterpart
-            )
-            if self.judge is not None:
-                self.judge.enqueue(bet.url)  # requests relying on it may be skipped again
-            self.crawler.engine.crawl(request)
+        if self.bets is not None:
+            self.bets.lost(url, why)
 
     def _parts(self, request: Request, *, count: bool) -> UrlParts | None:
         """``url_parts`` of the request, worked out once per request (None: unjudgeable)."""
