@@ -93,10 +93,15 @@ def test_a_link_seen_again_is_counted_once() -> None:
 
 
 def test_strict_mode_skips_exactly_within_its_distance_on_the_same_host() -> None:
-    fetched = [f"{ORIGINAL}/docs/lexical.html?sid=9f86d081884c7d65", f"{ORIGINAL}/item/17"]
+    fetched = [
+        f"{ORIGINAL}/docs/lexical.html?sid=9f86d081884c7d65",
+        f"{ORIGINAL}/item/17",
+        f"{ORIGINAL}/product?id=17",
+    ]
     asked = (
         [f"{ORIGINAL}/docs/lexical.html?sid={n:016x}" for n in range(0, 2**64 - 1, 2**59 + 7)]
         + [f"{ORIGINAL}/item/{n}" for n in range(18, 40)]
+        + [f"{ORIGINAL}/product?id={n}" for n in range(18, 40)]  # near whatever the seed
         + [f"{ORIGINAL}/about.html"]
     )
     strict = {
