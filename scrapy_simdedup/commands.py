@@ -141,6 +141,7 @@ class SimDedupCommand(ScrapyCommand):
 
 def _print_url_index(index: SimHashIndex) -> None:
     from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
+    from scrapy_simdedup.parking import PARKED_PREFIX, PARKED_PREFIX_END
     from scrapy_simdedup.url.learner import UrlLearner
 
     urls = index.stored_companion(URL_INDEX_NAMESPACE)
@@ -155,6 +156,11 @@ def _print_url_index(index: SimHashIndex) -> None:
         print(
             f"  {rule.describe()}: {rule.duplicates:,} of {rule.duplicates + rule.uniques:,} "
             "checked pages duplicated"
+        )
+    parked = sum(1 for _ in urls.store.scan(PARKED_PREFIX, PARKED_PREFIX_END))
+    if parked:
+        print(
+            f"parked:     {parked:,} skipped requests of an unfinished crawl (the next re-issues)"
         )
 
 

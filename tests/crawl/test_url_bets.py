@@ -15,7 +15,15 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.support import processes, urlsites
-from tests.support.crawls import DEMO, Crawl, crawl_command, crawl_env, feed_lines, run_crawl
+from tests.support.crawls import (
+    DEMO,
+    Crawl,
+    crawl_command,
+    crawl_env,
+    feed_lines,
+    run_crawl,
+    scrapy_command,
+)
 from tests.support.urlsites import Site
 from tests.support.waits import wait_until
 
@@ -170,6 +178,13 @@ def _interrupted_then_resumed(
         first.wait(timeout=60)
     finally:
         first.kill()
+    if settings != tuple(PLAIN_SCRAPY):  # the index tells what waits for the next crawl
+        where = f"SIMDEDUP_DIR={folder / 'index'}"
+        inspect = processes.run(
+            scrapy_command("simdedup", "inspect", "pages", "-s", where),
+            cwd=DEMO, env=crawl_env(), capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        assert "skipped requests of an unfinished crawl" in inspect.stdout, inspect.stdout
     resumed = run_crawl(list(urls.values()), feed, *args)
     assert resumed.returncode == 0, resumed.log[-3000:]
     return resumed
