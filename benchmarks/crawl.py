@@ -1,12 +1,15 @@
 """Crawl cost: the demo spider with and without the plugin's components, same site, same run.
 
-    python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps]
+    python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps,scenarios]
 
 ``pipeline``: pages/s of plain Scrapy against Scrapy with ContentSeenPipeline.
 ``middleware``: pages/s with UrlSimHashMiddleware alone on one host with nothing to skip
 (the per-request cost of the decision). ``traps``: requests, bytes and seconds on the demo's
 trap site (mirror, partial mirror, session ids, sort orders, calendar) with the content
-pipeline, URL checks off against adaptive.
+pipeline, URL checks off against adaptive. ``scenarios``: per site (the demo, an original
+and its mirror started together, the trap site, a forum with removed posts, two shops
+sharing legal pages), URL checks off against adaptive: the share of duplicate-only
+requests skipped, requests, bytes and seconds, distinct pages lost (must be 0), re-issues.
 
 The site is generated on 127.0.0.1: every document of the benchmark corpora (Python
 Reference topics and Chinese news) on an original host, all of them again on a mirror, and
@@ -22,13 +25,18 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import re
 import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "demo_project"
@@ -77,7 +85,7 @@ PLAIN = ["-s", "ITEM_PIPELINES={}", "-s", "DOWNLOADER_MIDDLEWARES={}"]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", default="pipeline,middleware,traps")
+    parser.add_argument("--only", default="pipeline,middleware,traps,scenarios")
     args = parser.parse_args()
     parts = args.only.split(",")
     if "pipeline" in parts:
@@ -86,6 +94,8 @@ def main() -> None:
         middleware_cost(args.rounds)
     if "traps" in parts:
         trap_savings(args.rounds)
+    if "scenarios" in parts:
+        url_scenarios(args.rounds)
 
 
 def pipeline_cost(rounds: int) -> None:
@@ -183,6 +193,79 @@ def trap_savings(rounds: int) -> None:
         f"\nmedian: {on[0]:,.0f} requests instead of {off[0]:,.0f} ({fewer:.0%} fewer), "
         f"{on[1]:.1f} MB instead of {off[1]:.1f}, {on[2]:.1f} s instead of {off[2]:.1f}"
     )
+
+
+Contents = dict[str, dict[str, str]]  # site -> path (with query) -> content id
+
+
+def _scenarios() -> dict[
+    str, tuple[Callable[[], AbstractContextManager[dict[str, str]]], Contents]
+]:
+    from tests.support import urlsites
+
+    def demo(names: tuple[str, ...], traps: bool = False) -> tuple[Any, Contents]:
+        built = build_sites(traps=traps)
+        chosen = {name: built[name] for name in names}
+        contents = {n: {p: page.content for p, page in ps.items()} for n, ps in chosen.items()}
+        return (lambda: serve_sites(chosen)), contents
+
+    def generated(sites: dict[str, urlsites.Site]) -> tuple[Any, Contents]:
+        contents = {n: {p: page.content for p, page in s.pages.items()} for n, s in sites.items()}
+        return (lambda: urlsites.serve(sites)), contents
+
+    return {
+        "demo": demo(("original", "mirror", "partial", "reprints")),
+        "together": demo(("original", "mirror"), traps=True),
+        "traps": demo(("original", "mirror", "partial"), traps=True),
+        "forum": generated({"forum": urlsites.forum(slow_listing=0.2)}),
+        "shops": generated(urlsites.two_shops()),
+    }
+
+
+def _kept(feed: Path, served: dict[str, str], contents: Contents) -> set[str]:
+    by_host = {urlsplit(url).netloc: contents[name] for name, url in served.items()}
+    kept = set()
+    for line in feed.read_text("utf-8").splitlines() if feed.exists() else []:
+        split = urlsplit(json.loads(line)["url"])
+        paths = by_host[split.netloc]
+        found = paths.get(split.path + (f"?{split.query}" if split.query else ""))
+        kept.add(found or paths[split.path])
+    return kept
+
+
+def url_scenarios(rounds: int) -> None:
+    """Per scenario: URL checks off against adaptive, with the content pipeline on."""
+    print(f"\n{'scenario':>9} {'round':>5} {'mode':>9} {'requests':>9} {'MB':>6} {'seconds':>8} "
+          f"{'dup.fetch':>9} {'skipped':>8} {'reissued':>8} {'lost':>5}")  # fmt: skip
+    for name, (serve, contents) in _scenarios().items():
+        distinct = {content for paths in contents.values() for content in paths.values()}
+        with serve() as served, tempfile.TemporaryDirectory() as folder:
+            for n in range(rounds):
+                dropped = {}
+                for mode in ("off", "adaptive"):
+                    feed = Path(folder) / f"{mode}{n}.jsonl"
+                    stats = crawl(list(served.values()), [
+                        "-s", f"SIMDEDUP_DIR={folder}/{mode}{n}", "-s", f"SIMDEDUP_URL_MODE={mode}",
+                        "-o", f"{feed}:jsonl",
+                    ])  # fmt: skip
+                    dropped[mode] = int(stats.get("item_dropped_count", 0))  # type: ignore[call-overload]
+                    count = {
+                        kind: sum(
+                            v for k, v in stats.items() if k.startswith(f"simdedup/url/{kind}/")
+                        )  # type: ignore[misc]
+                        for kind in ("skipped", "reissued")
+                    }
+                    lost = len(distinct - _kept(feed, served, contents))
+                    print(
+                        f"{name:>9} {n + 1:>5} {mode:>9} {stats['downloader/request_count']:>9,} "
+                        f"{int(stats['downloader/response_bytes']) / 2**20:>6.1f} "  # type: ignore[call-overload]
+                        f"{float(stats['elapsed_time_seconds']):>8.1f} {dropped[mode]:>9,} "  # type: ignore[arg-type]
+                        f"{count['skipped']:>8,} {count['reissued']:>8,} {lost:>5}",
+                        flush=True,
+                    )
+                if dropped["off"]:
+                    share = 1 - dropped["adaptive"] / dropped["off"]
+                    print(f"{name:>9} {n + 1:>5} duplicate-only fetches avoided: {share:.0%}")
 
 
 if __name__ == "__main__":

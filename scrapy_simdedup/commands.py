@@ -124,7 +124,7 @@ class SimDedupCommand(ScrapyCommand):
             if text is not None:
                 _print_text_query(index, text, self.config, opts.key)
             for url in opts.url:
-                _print_url_query(index, url)
+                _print_url_query(index, url, self.config)
 
     def _repair(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.maintenance import repair_index
@@ -145,6 +145,7 @@ class SimDedupCommand(ScrapyCommand):
 
 def _print_url_index(index: SimHashIndex) -> None:
     from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
+    from scrapy_simdedup.parking import PARKED_PREFIX, PARKED_PREFIX_END
     from scrapy_simdedup.url.learner import UrlLearner
 
     urls = index.stored_companion(URL_INDEX_NAMESPACE)
@@ -152,13 +153,18 @@ def _print_url_index(index: SimHashIndex) -> None:
         print("URLs:       none recorded (the URL middleware has not run on this index)")
         return
     print(f"URLs:       {len(urls):,} fetched (k={urls.design.max_distance})")
-    learner = UrlLearner(urls.store, lambda url: False)
+    learner = UrlLearner(urls.store, lambda url: False, probation=False)
     rules = learner.learned_rules()
     print(f"rules:      {len(rules):,} learned, {len(learner.rules()) - len(rules):,} in progress")
     for rule in rules[:MAX_LISTED]:
         print(
             f"  {rule.describe()}: {rule.duplicates:,} of {rule.duplicates + rule.uniques:,} "
             "checked pages duplicated"
+        )
+    parked = sum(1 for _ in urls.store.scan(PARKED_PREFIX, PARKED_PREFIX_END))
+    if parked:
+        print(
+            f"parked:     {parked:,} skipped requests of an unfinished crawl (the next re-issues)"
         )
 
 
@@ -221,11 +227,9 @@ def describe_verdict(verdict: Verdict) -> str:
     return f"a copy of {verdict.original} ({detail}): would be dropped"
 
 
-def _print_url_query(index: SimHashIndex, url: str) -> None:
+def _print_url_query(index: SimHashIndex, url: str, config: SimDedupConfig) -> None:
     from scrapy_simdedup.errors import UrlNotCheckedError
-    from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
-    from scrapy_simdedup.url.features import url_simhash
-    from scrapy_simdedup.url.learner import UrlLearner
+    from scrapy_simdedup.judges.urls import UrlJudge
     from scrapy_simdedup.url.parts import url_parts
 
     try:
@@ -233,32 +237,18 @@ def _print_url_query(index: SimHashIndex, url: str) -> None:
     except UrlNotCheckedError as exc:
         print(f"url: {url[:200]}: never skipped, {exc}")
         return
-    urls = index.stored_companion(URL_INDEX_NAMESPACE)
-    if urls is None:
+    mode = "strict" if config.url_mode == "strict" else "adaptive"
+    judge = UrlJudge.for_stored(index, mode=mode, min_evidence=config.url_min_evidence)
+    if judge is None:
         print(f"url: {parts.url}: no URL index here; it would be fetched")
         return
-
-    def fetched(candidate: str) -> bool:
-        return urls.document(candidate) is not None
-
-    if fetched(parts.url):
+    if judge.was_fetched(parts.url):
         print(f"url: {parts.url}: fetched before")
-    decision = UrlLearner(urls.store, fetched).decide(parts, frozenset(), tally=False)
+    decision = judge.decide(parts, tally=False)
     if decision.skip and decision.rule is not None:
-        print(f"url: {parts.url}: adaptive mode would skip it ({decision.rule.describe()})")
+        print(
+            f"url: {parts.url}: {mode} mode would skip it ({decision.rule.describe()}) "
+            "once its counterpart is fetched or queued in the crawl"
+        )
     else:
-        print(f"url: {parts.url}: adaptive mode would fetch it")
-    near = urls.near(url_simhash(parts, index.seed))
-    same_host = [m for m in near if m.key != parts.url and _host(m.key) == parts.host]
-    print(f"  {len(same_host)} fetched URLs on its host within {urls.design.max_distance} bits")
-    for match in same_host[:MAX_LISTED]:
-        print(f"  {match.distance} bits  {match.key}")
-
-
-def _host(url: str) -> str | None:
-    from scrapy_simdedup.url.parts import url_parts
-
-    try:
-        return url_parts(url).host
-    except ValueError:
-        return None
+        print(f"url: {parts.url}: {mode} mode would fetch it")

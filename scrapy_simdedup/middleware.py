@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
 from scrapy import signals
-from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
-from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
+from scrapy_simdedup.judges.urls import UrlJudge
+from scrapy_simdedup.parking import ParkingLot
+from scrapy_simdedup.reissue import REISSUED, RequestBets
 from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.state import DedupState
-from scrapy_simdedup.url.features import url_simhash
-from scrapy_simdedup.url.learner import Decision, Rule, UrlLearner
 from scrapy_simdedup.url.parts import UrlParts, url_parts
 
 if TYPE_CHECKING:
@@ -24,48 +24,39 @@ if TYPE_CHECKING:
     from scrapy.http import Request, Response
     from typing_extensions import Self
 
-    from scrapy_simdedup.index.handle import SimHashIndex
-    from scrapy_simdedup.index.permuted import PermutedIndex
+    from scrapy_simdedup.url.learner import Decision
 
 logger = logging.getLogger(__name__)
 
 OPT_OUT = "simdedup_dont_skip"
 """``Request.meta`` key: a request carrying it (true) is never skipped."""
-CHECKED = "simdedup_checked"
 SAMPLE = "simdedup_sample"
-
-MAX_QUEUED = 5_000_000
-"""Queued (and skipped) URLs remembered; beyond this, fewer skips, never more."""
 
 
 class UrlSimHashMiddleware:
     """Skips requests predicted to fetch only duplicates (``SIMDEDUP_URL_MODE``).
 
-    ``adaptive`` (default) applies rules learned from the content pipeline's verdicts (see
-    ``scrapy_simdedup.url.learner``): mirror hosts, parameters that change nothing, trap
-    templates. ``strict`` (seed 003) skips a URL within ``SIMDEDUP_URL_MAX_DISTANCE`` bits
-    of a URL already fetched on the same host; it needs no evidence and so can skip
-    distinct pages whose URLs look alike: use it only for sites you know. ``off`` disables.
+    It adapts ``UrlJudge`` (``scrapy_simdedup.judges.urls``) to Scrapy. ``adaptive``
+    (default) applies rules learned from the content pipeline's verdicts; each skip is a
+    bet, parked with its rule and counterpart (and written to the index, so an interrupted
+    crawl re-issues it) and re-issued past the dupefilter when the counterpart fails or is
+    dropped, when its rule is weakened, or when the spider goes idle with the bet open.
+    ``strict`` skips URLs near a fetched URL of the same host, for good (a WARNING says so).
+    With ``SIMDEDUP_DROP = False`` nothing is skipped: would-be skips are only counted.
 
-    Requests are dropped when scheduled (a ``request_scheduled`` handler raising
-    ``IgnoreRequest``) and checked again in ``process_request``, when more is known. Never
-    skipped: ``dont_filter`` requests, redirect hops, requests with ``meta["simdedup_dont_skip"]``,
-    and URLs that cannot be judged (counted per reason). Only 2xx responses count as fetched.
+    Never skipped: ``dont_filter`` requests, redirect hops, requests with
+    ``meta["simdedup_dont_skip"]``, and URLs that cannot be judged (counted per reason).
     """
 
     def __init__(self, crawler: Crawler, config: SimDedupConfig, state: DedupState) -> None:
         self.crawler = crawler
         self.config = config
         self.state = state
-        self.urls: PermutedIndex | None = None
-        self.learner: UrlLearner | None = None
-        self.queued: set[str] = set()  # allowed, not yet fetched
-        self._queued_spellings: set[str] = set()  # the same, as the requests spelt them
-        self.skipped: set[str] = set()  # counted once each, however often linked
-        self._covered = _Either(self.queued, self.skipped)
+        self.judge: UrlJudge | None = None
+        self.bets: RequestBets | None = None
         self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
-        self._seed = 0
-        self._index: SimHashIndex | None = None  # opened by from_crawler, until spider_opened
+        self._queued_by: WeakKeyDictionary[Request, str] = WeakKeyDictionary()
+        self._strict_samples: set[str] = set()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -75,165 +66,239 @@ class UrlSimHashMiddleware:
         if config.url_mode == "off":
             raise NotConfigured("SIMDEDUP_URL_MODE is 'off'")
         middleware = cls(crawler, config, DedupState.for_crawler(crawler))
-        middleware._index = middleware.state.open()  # fails before anything is scheduled
-        crawler.signals.connect(middleware.spider_opened, signal=signals.spider_opened)
-        crawler.signals.connect(middleware.spider_closed, signal=signals.spider_closed)
-        crawler.signals.connect(middleware.request_scheduled, signal=signals.request_scheduled)
-        crawler.signals.connect(middleware.content_verdict, signal=content_verdict)
-        crawler.signals.connect(middleware.content_released, signal=content_released)
+        middleware.open_judge()  # a refusal (another stored distance) stops the crawl here
+        for handler, signal in (
+            (middleware.spider_opened, signals.spider_opened),
+            (middleware.spider_idle, signals.spider_idle),
+            (middleware.spider_closed, signals.spider_closed),
+            (middleware.request_scheduled, signals.request_scheduled),
+            (middleware.request_dropped, signals.request_dropped),
+            (middleware.content_verdict, content_verdict),
+            (middleware.content_released, content_released),
+        ):
+            crawler.signals.connect(handler, signal=signal)
         return middleware
+
+    def open_judge(self) -> None:
+        index = self.state.open()
+        try:
+            self.judge = UrlJudge.for_crawl(
+                index,
+                mode=self.config.url_mode,
+                max_distance=self.config.url_max_distance,
+                expected_size=self.config.expected_pages,
+                min_evidence=self.config.url_min_evidence,
+                sample_every=self.config.url_sample_every,
+            )
+        except StoreError as exc:
+            logger.error("simdedup: cannot open the URL index: %s", exc)
+            self.state.release()
+            raise
 
     @property
     def _stats(self) -> Any:
         return self.crawler.stats
 
     def spider_opened(self) -> None:
-        index = self._index or self.state.open()
-        self._index = None
-        self._seed = index.seed
-        self.urls = index.companion(
-            URL_INDEX_NAMESPACE, self.config.url_max_distance, self.config.expected_pages
-        )
-        self.learner = UrlLearner(
-            self.urls.store,
-            self._was_fetched,
-            min_evidence=self.config.url_min_evidence,
-            sample_every=self.config.url_sample_every,
-        )
+        if self.judge is None:
+            self.open_judge()
+        assert self.judge is not None and self.crawler.spider is not None
+        lot = ParkingLot(self.judge.urls.store, self.crawler.spider)
+        self.bets = RequestBets(self.crawler, lot, self.judge.enqueue, self._store_failed)
+        self.judge.held = self.bets.held
+        left = self.bets.resume()
         self._count_rules()
-        known = self.learner.learned_rules()
         logger.info(
-            "simdedup: URL mode %s, %d URLs fetched before, %d learned rules%s",
-            self.config.url_mode, len(self.urls), len(known),
-            "".join(f"; {rule.describe()}" for rule in known[:5]),
+            "simdedup: URL mode %s, %d URLs fetched before, %d stored rules on probation, "
+            "%d parked requests of an interrupted crawl",
+            self.config.url_mode, len(self.judge), len(self.judge.learner.rules()), left,
         )  # fmt: skip
+        if self.config.url_mode == "strict":
+            logger.warning(
+                "simdedup: SIMDEDUP_URL_MODE is 'strict': requests within %d bits of a URL "
+                "fetched on the same host are skipped for good, without evidence; distinct "
+                "pages such as /item/17 and /item/18 can be lost. See the "
+                "simdedup/url/strict/sampled_new stat for how many samples were distinct.",
+                self.config.url_max_distance,
+            )
 
-    def spider_closed(self) -> None:
-        if self.urls is None:
+    def spider_idle(self) -> None:
+        """Before the crawl ends: re-issue every bet that cannot be final."""
+        if self.judge is None or self.bets is None or self._failed:
             return
+        if self.bets.before_idle(self.judge.learner.stands, self.judge.brought):
+            raise DontCloseSpider
+
+    def spider_closed(self, reason: str = "finished") -> None:
+        if self.judge is None:
+            return
+        if reason == "finished" and self.bets is not None and not self._failed:
+            self._stats.set_value(keys.URL_FINAL, self.bets.finished())
         self._count_rules()
         mirrors = [
             f"{rule.describe()}: {rule.duplicates} of {rule.duplicates + rule.uniques} "
             "checked pages duplicated"
-            for rule in (self.learner.learned_rules() if self.learner else [])
-            if rule.kind == "mirror"
+            for rule in self.judge.learned_rules()
+            if rule.kind == "mirror" and self.judge.stands(rule)
         ]
         logger.info(keys.url_summary(self._stats, mirrors))
-        self.urls = None
-        self.learner = None
+        self.judge = None
         self.state.release()
 
     def request_scheduled(self, request: Request) -> None:
-        """Drops a request before it enters the scheduler (raising ``IgnoreRequest``)."""
-        self._check(request, first=True)
+        """Skips a request before it enters the scheduler (raising ``IgnoreRequest``)."""
+        self._check(request, scheduling=True)
 
     def process_request(self, request: Request) -> None:
         """The backstop: checks again with what was learned while the request waited."""
-        if request.meta.get(SAMPLE):
-            return
-        self._check(request, first=not request.meta.get(CHECKED))
+        if not request.meta.get(SAMPLE):
+            self._check(request, scheduling=False)
 
     def process_response(self, request: Request, response: Response) -> Response:
-        if self.urls is not None and 200 <= response.status < 300 and not self._failed:
-            try:
-                parts = self._parts(request)
-            except UrlNotCheckedError:
-                return response
-            self.queued.discard(parts.url)
-            self._queued_spellings.discard(request.url)
-            try:
-                if self.urls.document(parts.url) is None:
-                    self.urls.add(url_simhash(parts, self._seed), parts.url)
-            except StoreError as exc:
-                self._store_failed(exc)
-            self._stats.inc_value(keys.URL_FETCHED)
+        parts = self._judged_parts(request)
+        if parts is not None and self.judge is not None:
+            if 200 <= response.status < 300:
+                self._guarded(self.judge.fetched, parts)
+                self._stats.inc_value(keys.URL_FETCHED)
+            else:
+                self._counterpart_lost(parts.url, "counterpart_failed")
         return response
+
+    def process_exception(self, request: Request, exception: BaseException) -> None:
+        """A download error, a timeout, or a request ignored by another component."""
+        parts = self._judged_parts(request)
+        if parts is not None and parts.url not in (self.bets or ()):
+            self._counterpart_lost(parts.url, "counterpart_failed")
+
+    def request_dropped(self, request: Request) -> None:
+        """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
+        url = self._queued_by.pop(request, None)
+        if url is not None:
+            self._counterpart_lost(url, "counterpart_dropped")
 
     def content_released(self, key: str) -> None:
         """A later pipeline dropped ``key``'s item: it no longer covers its copies."""
-        if self.urls is None or self._failed:
+        if self.judge is None or self._failed:
             return
         try:
-            self.urls.discard(url_parts(key).url)
+            url = url_parts(key).url
         except UrlNotCheckedError:
             return
-        except StoreError as exc:
-            self._store_failed(exc)
+        self._guarded(self.judge.released, url)
+        self._counterpart_lost(url, "counterpart_released")
 
     def content_verdict(self, key: str, original: str | None) -> None:
-        """Learns from the content pipeline: ``key`` duplicated ``original`` (or was new)."""
-        if self.learner is None or original == key or self._failed:
+        """Learns from the content pipeline: ``key`` duplicated ``original`` (or was new).
+
+        A copy of a page this crawl did not keep (one stored by an earlier crawl) brings
+        nothing into this crawl's feed: the bets relying on it are re-issued.
+        """
+        if self.judge is None or self._failed:
             return
+        if key in self._strict_samples and original != key:
+            self._strict_samples.discard(key)
+            copies = keys.URL_STRICT_SAMPLED_COPIES if original else keys.URL_STRICT_SAMPLED_NEW
+            self._stats.inc_value(copies)
         try:
-            page = url_parts(key)
-            source = url_parts(original) if original is not None else None
-            self.learner.observe(page, source)
+            weakened = self.judge.observe(key, original)
+            url = url_parts(key).url
         except UrlNotCheckedError:
             return
         except StoreError as exc:
             self._store_failed(exc)
             return
+        if original is not None and original != key and not self.judge.kept(original):
+            self._counterpart_lost(url, "counterpart_not_kept")
+        for rule in weakened:
+            reissued = self.bets.weakened(rule.identity) if self.bets else 0
+            logger.debug(
+                "simdedup: %s is new: %s weakened, %d parked requests re-issued",
+                key, rule.describe(), reissued,
+            )  # fmt: skip
         self._count_rules()
 
-    def _check(self, request: Request, *, first: bool) -> None:
-        if first and request.url in self._queued_spellings:
-            return  # the commonest case, a link seen again: no parsing needed
-        if first:
-            request.meta[CHECKED] = True
+    def _check(self, request: Request, *, scheduling: bool) -> None:
+        if self.judge is None or self._failed:
+            if scheduling:
+                self._stats.inc_value(keys.url_unchecked("store_unavailable"))
+            return
         exempt = self._exemption(request)
-        if exempt:
-            if first:
+        parts = None if exempt else self._parts(request, count=scheduling)
+        if parts is None:
+            if exempt and scheduling:
                 self._stats.inc_value(keys.url_unchecked(exempt))
             return
-        try:
-            parts = self._parts(request)
-        except UrlNotCheckedError as exc:
-            if first:
-                self._stats.inc_value(keys.url_unchecked(exc.reason))
-            return
-        if first and parts.url in self.queued:
+        if scheduling and parts.url in (self.bets or ()):
+            raise IgnoreRequest("simdedup: predicted duplicate (already parked)")
+        if scheduling and self.judge.covers(parts.url):
             return  # the same URL again: the dupefilter's business, not ours
-        repeat = parts.url in self.skipped
         try:
-            if first and self._was_fetched(parts.url):
-                return
-            decision = self._decide(parts, scheduling=first, tally=first and not repeat)
+            decision = self.judge.decide(parts)
         except StoreError as exc:
             self._store_failed(exc)
             return
-        if first and not repeat:
+        if scheduling:
             self._stats.inc_value(keys.URL_CHECKED)
+        if decision.skip and self.config.drop:
+            self._skip(request, parts, decision)
+        self._fetch(request, parts, decision, scheduling=scheduling)
+
+    def _fetch(
+        self, request: Request, parts: UrlParts, decision: Decision, *, scheduling: bool
+    ) -> None:
+        assert self.judge is not None
+        if decision.skip and scheduling:  # annotate mode, or a bet that could not be parked
+            self._stats.inc_value(keys.url_would_skip(decision.reason))
         if decision.sample:
-            self.skipped.discard(parts.url)
             request.meta[SAMPLE] = decision.reason
             self._stats.inc_value(keys.URL_SAMPLED)
-        if not decision.skip:
-            if first and len(self.queued) < MAX_QUEUED:
-                self.queued.add(parts.url)
-                self._queued_spellings.add(request.url)
-            return
-        self.queued.discard(parts.url)
-        if repeat:
-            raise IgnoreRequest(f"simdedup: predicted duplicate ({decision.reason})")
-        if len(self.skipped) < MAX_QUEUED:
-            self.skipped.add(parts.url)
+            if decision.reason == "strict":
+                self._strict_samples.add(request.url)
+        if scheduling:
+            self.judge.enqueue(parts.url)
+            self._queued_by[request] = parts.url
+
+    def _skip(self, request: Request, parts: UrlParts, decision: Decision) -> None:
+        """Raises ``IgnoreRequest`` once the bet is parked; returns when it cannot be."""
+        assert self.judge is not None and self.bets is not None and decision.rule
+        rule = decision.rule
+        if rule.kind != "strict":
+            if not self.bets.park(request, parts.url, rule.identity, decision.counterpart):
+                return
+            self._stats.inc_value(keys.URL_PARKED)
         self._stats.inc_value(keys.url_skipped(decision.reason))
-        logger.debug(
-            "simdedup: skipped %s (%s)",
-            request.url, decision.rule.describe() if decision.rule else decision.reason,
-        )  # fmt: skip
+        logger.debug("simdedup: skipped %s (%s)", request.url, rule.describe())
+        self._queued_by.pop(request, None)
+        self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
         raise IgnoreRequest(f"simdedup: predicted duplicate ({decision.reason})")
 
-    def _parts(self, request: Request) -> UrlParts:
-        """``url_parts`` of the request, worked out once per request."""
+    def _counterpart_lost(self, url: str, why: str) -> None:
+        """``url`` will not bring its page: bets relying on it are re-issued."""
+        if self.judge is not None:
+            self.judge.dequeue(url)
+        if self.bets is not None:
+            self.bets.lost(url, why)
+
+    def _parts(self, request: Request, *, count: bool) -> UrlParts | None:
+        """``url_parts`` of the request, worked out once per request (None: unjudgeable)."""
         parts = self._parts_of.get(request)
         if parts is None:
-            parts = self._parts_of[request] = url_parts(request.url)
+            try:
+                parts = self._parts_of[request] = url_parts(request.url)
+            except UrlNotCheckedError as exc:
+                if count:
+                    self._stats.inc_value(keys.url_unchecked(exc.reason))
+                return None
         return parts
 
+    def _judged_parts(self, request: Request) -> UrlParts | None:
+        if self.judge is None or self._failed:
+            return None
+        return self._parts(request, count=False)
+
     def _exemption(self, request: Request) -> str:
-        if self.urls is None or self._failed:
-            return "store_unavailable"
+        if request.meta.get(REISSUED):
+            return "reissued"
         if request.dont_filter:
             return "dont_filter"
         if request.meta.get(OPT_OUT):
@@ -242,25 +307,18 @@ class UrlSimHashMiddleware:
             return "redirect"
         return ""
 
-    def _decide(self, parts: UrlParts, *, scheduling: bool, tally: bool) -> Decision:
-        assert self.urls is not None and self.learner is not None
-        if self.config.url_mode == "strict":
-            fingerprint = url_simhash(parts, self._seed)
-            for match in self.urls.near(fingerprint):
-                if match.key != parts.url and _host_of(match.key) == parts.host:
-                    return Decision(skip=True, rule=Rule("strict", parts.host, other=match.key))
-            return Decision(skip=False)
-        # At scheduling a skip may rely on a queued (or covered-by-skip) counterpart; later
-        # checks rely only on fetched ones, so two requests never skip each other.
-        return self.learner.decide(parts, self._covered if scheduling else (), tally=tally)
-
-    def _was_fetched(self, url: str) -> bool:
-        return self.urls is not None and self.urls.document(url) is not None
+    def _guarded(self, action: Any, *args: Any) -> Any:
+        """``action(*args)``, a store failure closing the spider (and returning None)."""
+        try:
+            return action(*args)
+        except StoreError as exc:
+            self._store_failed(exc)
+            return None
 
     def _count_rules(self) -> None:
-        if self.learner is None:
+        if self.judge is None:
             return
-        learned = self.learner.learned_rules()
+        learned = self.judge.learned_rules()
         for kind, key in (
             ("mirror", keys.URL_MIRROR_HOSTS),
             ("pattern", keys.URL_PATTERNS),
@@ -275,18 +333,3 @@ class UrlSimHashMiddleware:
     @property
     def _failed(self) -> bool:
         return self.state.failed
-
-
-class _Either:
-    """``url in`` either of two sets, without building their union."""
-
-    def __init__(self, first: set[str], second: set[str]) -> None:
-        self.first = first
-        self.second = second
-
-    def __contains__(self, url: object) -> bool:
-        return url in self.first or url in self.second
-
-
-def _host_of(url: str) -> str:
-    return url.split("://", 1)[-1].split("/", 1)[0]

@@ -29,6 +29,10 @@ INDEX_SKIPPED_ENTRIES = "simdedup/index/skipped_entries"  # broken or over a buc
 URL_CHECKED = "simdedup/url/checked"
 URL_FETCHED = "simdedup/url/fetched"
 URL_SAMPLED = "simdedup/url/sampled"
+URL_PARKED = "simdedup/url/parked"  # skipped on a bet, held until it is settled
+URL_FINAL = "simdedup/url/final"  # bets still standing when the crawl finished
+URL_STRICT_SAMPLED_COPIES = "simdedup/url/strict/sampled_copies"  # strict samples: copies
+URL_STRICT_SAMPLED_NEW = "simdedup/url/strict/sampled_new"  # strict samples: distinct pages
 URL_MIRROR_HOSTS = "simdedup/url/mirror_hosts"
 URL_PATTERNS = "simdedup/url/patterns_learned"
 URL_TRAPS = "simdedup/url/traps_learned"
@@ -45,6 +49,16 @@ def url_skipped(reason: str) -> str:
     return f"simdedup/url/skipped/{reason}"
 
 
+def url_would_skip(reason: str) -> str:
+    """Key counting requests annotate mode (SIMDEDUP_DROP False) fetched but would skip."""
+    return f"simdedup/url/would_skip/{reason}"
+
+
+def url_reissued(why: str) -> str:
+    """Key counting parked requests re-issued, per reason (counterpart_failed, ...)."""
+    return f"simdedup/url/reissued/{why}"
+
+
 def url_unchecked(reason: str) -> str:
     """Key counting requests let through without a check (dont_filter, not_http, ...)."""
     return f"simdedup/url/unchecked/{reason}"
@@ -57,9 +71,14 @@ def url_summary(stats: StatsCollector, mirrors: list[str]) -> str:
     )
     checked = stats.get_value(URL_CHECKED, 0)
     share = f" ({skipped / checked:.0%})" if checked else ""
+    reissued = sum(
+        value
+        for key, value in stats.get_stats().items()
+        if key.startswith("simdedup/url/reissued/")
+    )
     line = (
         f"simdedup: {checked:,} requests checked, {skipped:,} skipped before download{share}, "
-        f"{stats.get_value(URL_SAMPLED, 0):,} fetched as samples"
+        f"{reissued:,} of them re-issued, {stats.get_value(URL_SAMPLED, 0):,} fetched as samples"
     )
     return line + "".join(f"; {mirror}" for mirror in mirrors)
 

@@ -34,47 +34,65 @@ def test_a_mirror_is_learned_after_enough_evidence_and_skips_only_with_its_count
     for n in range(4):
         _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
     fetched.add(f"{ORIGINAL}/p/10.html")
-    assert not learner.decide(url_parts(f"{MIRROR}/p/10.html"), set()).skip  # 4 < 5
+    assert not learner.decide(url_parts(f"{MIRROR}/p/10.html"), fetched).skip  # 4 < 5
     _copy(learner, fetched, f"{MIRROR}/p/4.html", f"{ORIGINAL}/p/4.html")
-    assert learner.decide(url_parts(f"{MIRROR}/p/10.html"), set()).skip
+    assert learner.decide(url_parts(f"{MIRROR}/p/10.html"), fetched).skip
     assert learner.decide(url_parts(f"{MIRROR}/p/11.html"), {f"{ORIGINAL}/p/11.html"}).skip
     # A page only the mirror has, and any page of the original host, is fetched.
-    assert not learner.decide(url_parts(f"{MIRROR}/only-here.html"), set()).skip
+    assert not learner.decide(url_parts(f"{MIRROR}/only-here.html"), fetched).skip
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/12.html"), {f"{MIRROR}/p/12.html"}).skip
     assert [rule.describe() for rule in learner.learned_rules()] == ["m.example mirrors a.example"]
 
 
-def test_of_two_hosts_copying_each_other_only_the_mirror_is_skipped() -> None:
+def test_of_two_hosts_copying_each_other_one_is_chosen_as_the_mirror_for_good() -> None:
     fetched = Fetched({f"{ORIGINAL}/p/100", f"{MIRROR}/p/100"})
     learner = _learner(fetched, min_evidence=2)
     for n in range(4):  # the mirror's pages come second more often
         _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
     for n in range(4, 7):
         _copy(learner, fetched, f"{ORIGINAL}/p/{n}", f"{MIRROR}/p/{n}")
-    assert learner.decide(url_parts(f"{MIRROR}/p/100"), set()).skip
-    assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), set()).skip
-    for n in range(7, 9):  # now the other way round more often: the roles swap
+    assert learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
+    for n in range(7, 12):  # a race of fetches never flips the choice
         _copy(learner, fetched, f"{ORIGINAL}/p/{n}", f"{MIRROR}/p/{n}")
-    assert not learner.decide(url_parts(f"{MIRROR}/p/100"), set()).skip
-    assert learner.decide(url_parts(f"{ORIGINAL}/p/100"), set()).skip
+    assert learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
 
 
-def test_samples_check_the_rule_and_a_new_page_stops_it_at_once() -> None:
+def test_shared_legal_pages_are_not_a_mirror() -> None:
     fetched = Fetched()
-    learner = _learner(fetched, min_evidence=3, sample_every=4)
+    learner = _learner(fetched, min_evidence=3)
+    for page in ("terms", "privacy", "about", "shipping", "returns", "contact", "imprint"):
+        _copy(learner, fetched, f"{MIRROR}/{page}", f"{ORIGINAL}/{page}")
+    fetched.add(f"{ORIGINAL}/catalog")
+    assert not learner.decide(url_parts(f"{MIRROR}/catalog"), fetched).skip
+    assert learner.learned_rules() == []
+    # Copies of content pages (below the top level, or with an id) are evidence.
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/product/{n}", f"{ORIGINAL}/product/{n}")
+    assert learner.decide(url_parts(f"{MIRROR}/catalog"), fetched).skip
+
+
+def test_samples_are_frequent_while_evidence_is_thin_and_a_new_page_weakens_the_rule() -> None:
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3, sample_every=20)
     for n in range(3):
         _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
     decisions = []
-    for n in range(10, 18):
+    for n in range(10, 22):
         fetched.add(f"{ORIGINAL}/p/{n}")
-        decisions.append(learner.decide(url_parts(f"{MIRROR}/p/{n}"), set()))
-    assert [d.sample for d in decisions] == [False, False, False, True] * 2
+        decisions.append(learner.decide(url_parts(f"{MIRROR}/p/{n}"), fetched))
+    # Three copies behind the rule: one in 6 would-be skips is a sample, not one in 20.
+    assert [d.sample for d in decisions] == [False] * 5 + [True] + [False] * 5 + [True]
     assert all(d.skip != d.sample for d in decisions)
-    # The sample /p/13 came back new: the mirror's next requests are fetched again.
-    fetched.add(f"{MIRROR}/p/13")
-    learner.observe(url_parts(f"{MIRROR}/p/13"), None)
+    assert {d.counterpart for d in decisions} == {f"{ORIGINAL}/p/{n}" for n in range(10, 22)}
+    # The sample /p/15 came back new: the rule is weakened, and said so.
+    fetched.add(f"{MIRROR}/p/15")
+    weakened = learner.observe(url_parts(f"{MIRROR}/p/15"), None)
+    assert [rule.describe() for rule in weakened] == ["m.example mirrors a.example"]
+    assert not learner.stands(weakened[0].identity)
     fetched.add(f"{ORIGINAL}/p/20")
-    assert not learner.decide(url_parts(f"{MIRROR}/p/20"), set()).skip
+    assert not learner.decide(url_parts(f"{MIRROR}/p/20"), fetched).skip
 
 
 def test_parameters_that_change_nothing_are_learned_per_host() -> None:
@@ -83,12 +101,12 @@ def test_parameters_that_change_nothing_are_learned_per_host() -> None:
     for n in range(3):
         _copy(learner, fetched, f"{ORIGINAL}/doc/{n}?sid=abc{n}&x=1", f"{ORIGINAL}/doc/{n}?x=1")
     fetched.add(f"{ORIGINAL}/doc/9?x=1")
-    decision = learner.decide(url_parts(f"{ORIGINAL}/doc/9?sid=zzz&x=1"), set())
+    decision = learner.decide(url_parts(f"{ORIGINAL}/doc/9?sid=zzz&x=1"), fetched)
     assert decision.skip and decision.reason == "pattern"
     assert "sid" in decision.rule.describe()  # type: ignore[union-attr]
     # Without its counterpart (the same URL without sid) a request is fetched.
-    assert not learner.decide(url_parts(f"{ORIGINAL}/doc/10?sid=zzz&x=1"), set()).skip
-    assert not learner.decide(url_parts(f"{MIRROR}/doc/9?sid=zzz&x=1"), set()).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/doc/10?sid=zzz&x=1"), fetched).skip
+    assert not learner.decide(url_parts(f"{MIRROR}/doc/9?sid=zzz&x=1"), fetched).skip
 
 
 def test_a_trap_template_needs_twice_the_evidence() -> None:
@@ -98,11 +116,11 @@ def test_a_trap_template_needs_twice_the_evidence() -> None:
     learner.observe(url_parts(first), None)
     for month in range(2, 7):
         _copy(learner, fetched, f"{ORIGINAL}/events/2026-{month:02d}.html", first)
-    assert not learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), set()).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), fetched).skip
     _copy(learner, fetched, f"{ORIGINAL}/events/2026-07.html", first)
-    decision = learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), set())
+    decision = learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), fetched)
     assert decision.skip and decision.reason == "trap"
-    assert not learner.decide(url_parts(f"{ORIGINAL}/events/about.html"), set()).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/events/about.html"), fetched).skip
 
 
 def test_reprints_under_other_paths_teach_nothing() -> None:
@@ -125,8 +143,29 @@ def test_rules_persist_in_the_store_and_bad_records_are_counted(tmp_path: Path) 
         store.close()
     store = open_store("leveldb", path=tmp_path / "db")
     try:
-        again = _learner(Fetched({f"{ORIGINAL}/p/5"}), store, min_evidence=2)
+        fetched = Fetched({f"{ORIGINAL}/p/5"})
+        again = _learner(fetched, store, min_evidence=2)
         assert again.malformed == 1
-        assert again.decide(url_parts(f"{MIRROR}/p/5"), set()).skip
+        # On probation: an earlier crawl's rule skips nothing until confirmed afresh.
+        assert not again.decide(url_parts(f"{MIRROR}/p/5"), fetched).skip
+        for n in range(10, 12):
+            _copy(again, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+        assert again.decide(url_parts(f"{MIRROR}/p/5"), fetched).skip
+        told = UrlLearner(store, fetched, min_evidence=2, probation=False)
+        assert told.decide(url_parts(f"{MIRROR}/p/5"), fetched).skip
     finally:
         store.close()
+
+
+def test_the_first_choice_of_the_copy_host_stands_when_the_reverse_appears_later() -> None:
+    fetched = Fetched({f"{ORIGINAL}/p/100", f"{MIRROR}/p/100"})
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+    decision = learner.decide(url_parts(f"{MIRROR}/p/100"), fetched)
+    assert decision.skip  # in force: the mirror is chosen as the copy
+    for n in range(3, 9):  # then the original's pages come second, more often
+        _copy(learner, fetched, f"{ORIGINAL}/p/{n}", f"{MIRROR}/p/{n}")
+    assert learner.stands(decision.rule.identity)  # type: ignore[union-attr]
+    assert learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip

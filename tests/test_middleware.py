@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from scrapy import Request
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import HtmlResponse
 from scrapy.utils.misc import build_from_crawler
 
@@ -93,13 +93,23 @@ def test_a_link_seen_again_is_counted_once() -> None:
 
 
 def test_strict_mode_skips_exactly_within_its_distance_on_the_same_host() -> None:
-    fetched = [f"{ORIGINAL}/docs/lexical.html?sid=9f86d081884c7d65", f"{ORIGINAL}/item/17"]
+    fetched = [
+        f"{ORIGINAL}/docs/lexical.html?sid=9f86d081884c7d65",
+        f"{ORIGINAL}/item/17",
+        f"{ORIGINAL}/product?id=17",
+    ]
     asked = (
         [f"{ORIGINAL}/docs/lexical.html?sid={n:016x}" for n in range(0, 2**64 - 1, 2**59 + 7)]
         + [f"{ORIGINAL}/item/{n}" for n in range(18, 40)]
+        + [f"{ORIGINAL}/product?id={n}" for n in range(18, 40)]  # near whatever the seed
         + [f"{ORIGINAL}/about.html"]
     )
-    with opened_middleware({"SIMDEDUP_URL_MODE": "strict", "SIMDEDUP_URL_MAX_DISTANCE": 6}) as mw:
+    strict = {
+        "SIMDEDUP_URL_MODE": "strict",
+        "SIMDEDUP_URL_MAX_DISTANCE": 6,
+        "SIMDEDUP_URL_SAMPLE_EVERY": 10_000,
+    }
+    with opened_middleware(strict) as mw:
         seed = mw.state.open().seed
         mw.state.release()
         for url in fetched:
@@ -125,3 +135,62 @@ def test_strict_mode_skips_exactly_within_its_distance_on_the_same_host() -> Non
 def test_invalid_url_settings_are_refused(name: str, value: object, message: str) -> None:
     with pytest.raises(ValueError, match=message), opened_middleware({name: value}):
         pass
+
+
+class RecordingEngine:
+    """Stands in for Scrapy's engine: records the requests sent to ``crawl``."""
+
+    def __init__(self) -> None:
+        self.crawled: list[Request] = []
+
+    def crawl(self, request: Request) -> None:
+        self.crawled.append(request)
+
+
+def test_a_parked_request_is_reissued_when_its_counterpart_fails() -> None:
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        engine = RecordingEngine()
+        middleware.crawler.engine = engine  # type: ignore[assignment]
+        _teach_mirror(middleware)
+        counterparts = [Request(f"{ORIGINAL}/q/{n}.html") for n in range(5)]
+        for n, counterpart in enumerate(counterparts):
+            middleware.request_scheduled(counterpart)  # queued: the copy may rely on it
+            assert _skipped(middleware, Request(f"{MIRROR}/q/{n}.html"))
+        middleware.process_response(
+            counterparts[0], HtmlResponse(counterparts[0].url, status=404, body=b"")
+        )
+        middleware.process_exception(counterparts[1], TimeoutError())
+        middleware.request_dropped(counterparts[2])  # the dupefilter had seen it
+        _fetch(middleware, counterparts[3].url)
+        middleware.content_verdict(counterparts[3].url, None)
+        middleware.content_released(counterparts[3].url)  # a later pipeline dropped it
+        assert [r.url for r in engine.crawled] == [f"{MIRROR}/q/{n}.html" for n in range(4)]
+        assert all(r.dont_filter for r in engine.crawled)
+        # The last one's counterpart never came back: re-issued before the spider idles.
+        with pytest.raises(DontCloseSpider):
+            middleware.spider_idle()
+        assert engine.crawled[-1].url == f"{MIRROR}/q/4.html"
+        middleware.spider_idle()  # nothing left: the spider may close
+        stats = _stats(middleware)
+    assert {k: v for k, v in stats.items() if "/reissued/" in k} == {
+        "simdedup/url/reissued/counterpart_failed": 2,
+        "simdedup/url/reissued/counterpart_dropped": 1,
+        "simdedup/url/reissued/counterpart_released": 1,
+        "simdedup/url/reissued/unsettled": 1,
+    }
+
+
+def test_annotate_mode_counts_what_it_would_skip_and_fetches_it() -> None:
+    with opened_middleware({"SIMDEDUP_DROP": False, "SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as mw:
+        _teach_mirror(mw)
+        assert not _skipped(mw, Request(f"{MIRROR}/p/100.html"))
+        stats = _stats(mw)
+    assert stats["simdedup/url/would_skip/mirror"] == 1
+    assert "simdedup/url/skipped/mirror" not in stats
+
+
+def test_strict_mode_warns_at_start(caplog: pytest.LogCaptureFixture) -> None:
+    with opened_middleware({"SIMDEDUP_URL_MODE": "strict"}):
+        pass
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "skipped for good, without evidence" in warnings[0]

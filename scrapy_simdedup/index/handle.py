@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.params import IndexParams
 
 DEFAULT_EXPECTED_SIZE = 10_000_000
-_RESERVED_HEADS = (b"t", b"d", b"s", b"x", b"b", b"\x00", b"L")  # content, blocks, rules
+# content keys, template blocks, learned rules, parked requests
+_RESERVED_HEADS = (b"t", b"d", b"s", b"x", b"b", b"\x00", b"L", b"P")
 
 
 class SimHashIndex:

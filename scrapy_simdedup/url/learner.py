@@ -4,25 +4,26 @@ The DUST idea (Bar-Yossef et al. 2007) and Bharat & Broder's mirror detection, i
 crawl. Every content verdict ("page A duplicates page B", or "A is new") is evidence for
 one of three kinds of rule:
 
-* **mirror**: host A serves copies of host B's pages under the same path and query. Of
-  two hosts that copy each other, the one whose pages came second more often is the
-  mirror; the other is the original and is never skipped for it. A request to A is
-  skipped only when its counterpart on B has been fetched or is queued, so pages that
-  exist only on the mirror are still fetched.
+* **mirror**: host A serves copies of host B's pages under the same path and query. The
+  copies either way between two hosts count (fetched at once, either may come second);
+  among them ``min_evidence`` copies of content pages (``is_content_page``), since shared
+  boilerplate (``/terms``, ``/about``) is no mirror. One host of the pair is chosen as the
+  copy when the rule is first used, and the choice is stored and kept.
 * **pattern**: on host A, a query parameter (session id, tracking, sort order) that
-  changes nothing: copies differed from their originals in it. One rule per parameter; a
-  request is skipped only when the same URL without its learned parameters has been
-  fetched or is queued.
+  changes nothing: copies differed from their originals in it. One rule per parameter.
 * **trap**: pages of one path template (``/calendar/{date}``) are copies of each other, an
   endless calendar or pager. No counterpart exists, so this rule needs twice the evidence.
 
-A host learned to mirror another also follows that host's pattern and trap rules.
+A host learned to mirror another also follows that host's pattern and trap rules. A
+request is skipped only when its counterpart (the same path on the original, the URL
+without the learned parameters) is in ``covered``: the caller's URLs at hand.
 
-A rule skips only after ``min_evidence`` duplicates in a row (twice that for a trap) with
-at least ``MIN_DUPLICATE_SHARE`` of its verdicts duplicates. Every ``sample_every``-th
-request it would skip is fetched instead; a sample (or any page) that turns out new while
-its counterpart was fetched resets the rule's run of duplicates, so it stops skipping at
-once. Rules are kept in the store under ``L`` keys: a second crawl starts knowing them.
+A rule skips only after ``min_evidence`` copies in a row (twice that for a trap) with at
+least ``MIN_DUPLICATE_SHARE`` of its verdicts copies. A sample of the requests it would skip
+is fetched, more while its evidence is thin; a page that comes back new where the rule
+predicted a copy resets its run (``observe`` returns the rules so weakened, so that their
+bets can be re-issued). Rules are kept in the store under ``L`` keys; loaded by a later
+crawl they are on probation (their run starts at zero).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Literal
 
 from scrapy_simdedup.url.features import path_template
 from scrapy_simdedup.url.parts import UrlParts
+from scrapy_simdedup.url.shapes import is_variable
 
 if TYPE_CHECKING:
     from scrapy_simdedup.index.stores.base import Store
@@ -60,7 +62,9 @@ class Rule:
     duplicates: int = 0
     uniques: int = 0
     streak: int = 0  # duplicates since the last new page
-    candidates: int = field(default=0, compare=False)  # requests it would skip, this run
+    content_duplicates: int = 0  # mirror: copies among content pages (not /terms, /about)
+    chosen: bool = False  # mirror: this direction was chosen; the reverse never skips
+    candidates: int = field(default=0, compare=False)  # would-be skips since the last sample
 
     @property
     def identity(self) -> str:
@@ -78,12 +82,14 @@ class Rule:
     def learned(self, min_evidence: int) -> bool:
         needed = 2 * min_evidence if self.kind == "trap" else min_evidence
         share = self.duplicates / max(1, self.duplicates + self.uniques)
-        return self.streak >= needed and share >= MIN_DUPLICATE_SHARE
+        spread = self.kind != "mirror" or self.content_duplicates >= min_evidence
+        return self.streak >= needed and share >= MIN_DUPLICATE_SHARE and spread
 
-    def record(self, duplicate: bool) -> None:
+    def record(self, duplicate: bool, *, content_page: bool = False) -> None:
         if duplicate:
             self.duplicates += 1
             self.streak += 1
+            self.content_duplicates += content_page
         else:
             self.uniques += 1
             self.streak = 0
@@ -103,11 +109,13 @@ class Rule:
 @dataclass(frozen=True)
 class Decision:
     """What to do with a request: ``skip`` it, or fetch it (``sample`` when a rule wanted
-    to skip it but it is fetched to check the rule)."""
+    to skip it but it is fetched to check the rule). A skip names the ``rule`` it bets on
+    and the ``counterpart`` URL whose fetch must bring its content (None for a trap)."""
 
     skip: bool
     rule: Rule | None = None
     sample: bool = False
+    counterpart: str | None = None
 
     @property
     def reason(self) -> str:
@@ -121,7 +129,10 @@ class UrlLearner:
     """Learns rules from content verdicts (``observe``) and applies them (``decide``).
 
     ``fetched(url)`` says whether a canonical URL's response came back (in this crawl or an
-    earlier one on the same store). ``store`` may be None (nothing persists).
+    earlier one on the same store): only then is a new page evidence against a rule.
+    ``store`` may be None (nothing persists). Rules loaded from the store are on probation
+    (``probation=True``): their run of copies starts at zero, so they skip nothing until
+    this crawl has confirmed them with fresh evidence.
     """
 
     def __init__(
@@ -131,6 +142,7 @@ class UrlLearner:
         *,
         min_evidence: int = MIN_EVIDENCE,
         sample_every: int = SAMPLE_EVERY,
+        probation: bool = True,
     ) -> None:
         if min_evidence < 1 or sample_every < 2:
             raise ValueError("min_evidence must be at least 1 and sample_every at least 2")
@@ -143,39 +155,75 @@ class UrlLearner:
         self._rules: dict[str, Rule] = {}
         self._rank: dict[str, int] = {}  # identity -> order of first evidence
         self._by_host: dict[str, list[Rule]] = {}
+        self._mirrors_of: dict[str, list[Rule]] = {}  # original host -> its mirror rules
         if store is not None:
             for _, raw in store.scan(RULE_PREFIX, RULE_PREFIX_END):
                 try:
-                    self._remember(Rule.from_json(raw))
+                    rule = Rule.from_json(raw)
                 except (ValueError, TypeError, KeyError):
                     self.malformed += 1  # ignored and counted, never fatal
+                    continue
+                if probation:
+                    rule.streak = 0
+                self._remember(rule)
 
     def rules(self) -> list[Rule]:
         """Every rule with evidence, learned or not."""
         return list(self._rules.values())
 
     def learned_rules(self) -> list[Rule]:
-        return [rule for rule in self._rules.values() if rule.learned(self.min_evidence)]
+        return [rule for rule in self._rules.values() if self._learned(rule)]
+
+    def _learned(self, rule: Rule) -> bool:
+        """``rule.learned``; for a mirror, from the copies either way between its two hosts
+        (fetched at once, either host's copy may come second)."""
+        reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+        if rule.kind != "mirror" or reverse is None:
+            return rule.learned(self.min_evidence)
+        pair = Rule(
+            "mirror", rule.host, other=rule.other,
+            duplicates=rule.duplicates + reverse.duplicates,
+            uniques=rule.uniques + reverse.uniques,
+            streak=rule.streak + reverse.streak,
+            content_duplicates=rule.content_duplicates + reverse.content_duplicates,
+        )  # fmt: skip
+        return pair.learned(self.min_evidence)
+
+    def stands(self, identity: str) -> bool:
+        """Whether the rule ``identity`` is still learned (and, for a mirror, chosen)."""
+        rule = self._rules.get(identity)
+        return rule is not None and rule in self._in_force(rule.host)
 
     def decide(self, parts: UrlParts, covered: Container[str], *, tally: bool = True) -> Decision:
         """Skip ``parts`` when a learned rule predicts a duplicate whose original is here.
 
-        The original (the counterpart) must be fetched, or in ``covered``: URLs this crawl
-        will have without fetching ``parts``, i.e. queued ones, or ones skipped because
-        their own counterpart was fetched or queued when they were. ``tally=False`` asks
-        again about a request already counted (it is never sampled).
+        The original (the counterpart) must be in ``covered``: URLs this crawl fetched or
+        has queued. ``tally=False`` asks without counting the request (it is never sampled).
         """
         in_force = self._in_force(parts.host)
         for rule in in_force:
-            if not self._applies(rule, parts, covered, in_force):
+            applies, counterpart = self._applies(rule, parts, covered, in_force)
+            if not applies:
                 continue
             if not tally:
-                return Decision(skip=True, rule=rule)
+                return Decision(skip=True, rule=rule, counterpart=counterpart)
             rule.candidates += 1
-            if rule.candidates % self.sample_every == 0:
-                return Decision(skip=False, rule=rule, sample=True)
-            return Decision(skip=True, rule=rule)
+            if rule.candidates >= self._sample_interval(rule):
+                rule.candidates = 0
+                return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
+            return Decision(skip=True, rule=rule, counterpart=counterpart)
         return FETCH
+
+    def _sample_interval(self, rule: Rule) -> int:
+        """One in this many would-be skips is fetched: one in as many copies as the rule
+        rests on (a mirror: copies either way between its two hosts) while that is fewer
+        than ``sample_every``, so a rule learned from a handful of pages never covers many
+        more URLs unchecked."""
+        evidence = rule.duplicates
+        if rule.kind == "mirror":
+            reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+            evidence += reverse.duplicates if reverse else 0
+        return max(2, min(self.sample_every, 2 * evidence))
 
     def _in_force(self, host: str) -> list[Rule]:
         """The learned rules of ``host``, then the pattern and trap rules it inherits from
@@ -183,7 +231,7 @@ class UrlLearner:
         own = [
             rule
             for rule in self._by_host.get(host, ())
-            if rule.learned(self.min_evidence) and not self._outvoted(rule)
+            if self._learned(rule) and not self._outvoted(rule)
         ]
         inherited = [
             rule
@@ -195,24 +243,32 @@ class UrlLearner:
         return own + inherited
 
     def _outvoted(self, rule: Rule) -> bool:
-        """A mirror rule whose reverse has more evidence (or as much, and came first): the
-        other host is the copy, so this one is the original and is never skipped."""
+        """Of two hosts that copy each other one is chosen as the copy, once, and the choice
+        is kept (a race between their fetches must not flip it): the host that copied more
+        often (or, as often, first). The other is the original and is never skipped."""
         if rule.kind != "mirror":
             return False
         reverse = self._find(Rule("mirror", rule.other, other=rule.host))
-        if reverse is None or reverse.duplicates < rule.duplicates:
-            return False
-        if reverse.duplicates > rule.duplicates:
+        if rule.chosen or reverse is None:
+            chosen = True
+        elif reverse.chosen:
             return True
-        return self._rank[reverse.identity] < self._rank[rule.identity]
+        elif reverse.duplicates != rule.duplicates:
+            chosen = reverse.duplicates < rule.duplicates
+        else:
+            chosen = self._rank[reverse.identity] > self._rank[rule.identity]
+        if chosen and not rule.chosen:  # the first use decides, for good
+            rule.chosen = True
+            self._save(rule)
+        return not chosen
 
     def _applies(
         self, rule: Rule, parts: UrlParts, covered: Container[str], in_force: list[Rule]
-    ) -> bool:
+    ) -> tuple[bool, str | None]:
         if rule.kind == "trap":
-            return _path(path_template(parts)) == _path(rule.template)
+            return _path(path_template(parts)) == _path(rule.template), None
         counterpart = self._counterpart(rule, parts, in_force)
-        return counterpart is not None and (counterpart in covered or self.fetched(counterpart))
+        return counterpart is not None and counterpart in covered, counterpart
 
     @staticmethod
     def _counterpart(rule: Rule, parts: UrlParts, in_force: list[Rule]) -> str | None:
@@ -226,18 +282,23 @@ class UrlLearner:
         learned = {name for other in in_force if other.kind == "pattern" for name in other.names}
         return parts.without_params(frozenset(rule.names) | (learned & present))
 
-    def observe(self, parts: UrlParts, original: UrlParts | None) -> None:
-        """A content verdict: ``parts`` duplicated ``original``, or was new (None)."""
-        if original is None:
-            self._observe_new(parts)
-            return
-        for rule in self._rules_for_pair(parts, original):
-            rule.record(duplicate=True)
-            self._save(rule)
+    def observe(self, parts: UrlParts, original: UrlParts | None) -> list[Rule]:
+        """A content verdict: ``parts`` duplicated ``original``, or was new (None).
 
-    def _observe_new(self, parts: UrlParts) -> None:
+        Returns the rules this evidence weakened (a new page where they predicted a copy).
+        """
+        if original is None:
+            return self._observe_new(parts)
+        content_page = is_content_page(parts)
+        for rule in self._rules_for_pair(parts, original):
+            rule.record(duplicate=True, content_page=content_page)
+            self._save(rule)
+        return []
+
+    def _observe_new(self, parts: UrlParts) -> list[Rule]:
         template = path_template(parts)
         in_force = self._in_force(parts.host)
+        weakened = []
         for rule in self._by_host.get(parts.host, ()):
             if rule.kind == "trap":
                 relevant = rule.template == template
@@ -245,8 +306,15 @@ class UrlLearner:
                 counterpart = self._counterpart(rule, parts, in_force)
                 relevant = counterpart is not None and self.fetched(counterpart)
             if relevant:
-                rule.record(duplicate=False)
-                self._save(rule)
+                weakened.append(rule)
+        # A new page on an original whose mirror's copy was fetched: they differ.
+        for rule in self._mirrors_of.get(parts.host, ()):
+            if self.fetched(parts.with_host(rule.host)):
+                weakened.append(rule)
+        for rule in weakened:
+            rule.record(duplicate=False)
+            self._save(rule)
+        return weakened
 
     def _rules_for_pair(self, copy: UrlParts, original: UrlParts) -> list[Rule]:
         if copy.host != original.host:
@@ -289,12 +357,21 @@ class UrlLearner:
         self._rules[rule.identity] = rule
         self._rank[rule.identity] = len(self._rank)
         self._by_host.setdefault(rule.host, []).append(rule)
+        if rule.kind == "mirror":
+            self._mirrors_of.setdefault(rule.other, []).append(rule)
         return rule
 
     def _save(self, rule: Rule) -> None:
         if self.store is not None:
             key = RULE_PREFIX + rule.identity.encode("utf-8", "surrogatepass")
             self.store.write({key: rule.to_json()})
+
+
+def is_content_page(parts: UrlParts) -> bool:
+    """A page below the top level or with a generated id (``/docs/intro.html``,
+    ``/item/42``), unlike the boilerplate every site of a platform shares (``/terms``,
+    ``/privacy``, ``/about``): only copies of such pages show that a host is a mirror."""
+    return len(parts.segments) >= 2 or any(is_variable(s) for s in parts.segments)
 
 
 def _path(template: str) -> str:

@@ -1,0 +1,221 @@
+"""``UrlJudge``: may this request be skipped, and on which bet?
+
+One object for strict and adaptive mode alike, without Scrapy: the middleware asks it
+while a crawl runs, ``scrapy simdedup query --url`` asks it about a stored index, so the
+two cannot disagree. It keeps what the crawl covers: URLs fetched (2xx) in this crawl and
+URLs queued now. A URL fetched by an earlier crawl is not covered: its page is not in this
+crawl's feed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from scrapy_simdedup.errors import UrlNotCheckedError
+from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
+from scrapy_simdedup.url.features import url_simhash
+from scrapy_simdedup.url.learner import FETCH, SAMPLE_EVERY, Decision, Rule, UrlLearner
+from scrapy_simdedup.url.parts import UrlParts, url_parts
+
+if TYPE_CHECKING:
+    from collections.abc import Container
+
+    from scrapy_simdedup.index.handle import SimHashIndex
+    from scrapy_simdedup.index.permuted import PermutedIndex
+
+MAX_REMEMBERED = 5_000_000
+"""Queued and fetched URLs remembered per crawl; beyond this, fewer skips, never more."""
+
+
+class UrlJudge:
+    """Decides requests (``decide``) from the URL index and the learned rules.
+
+    ``mode`` is ``adaptive`` (rules learned from content verdicts, see
+    ``scrapy_simdedup.url.learner``) or ``strict`` (a URL within the index's distance of a
+    URL fetched on the same host is a copy). Every skip names its rule and counterpart.
+    """
+
+    def __init__(
+        self,
+        urls: PermutedIndex,
+        learner: UrlLearner,
+        *,
+        mode: str,
+        seed: int,
+        sample_every: int = SAMPLE_EVERY,
+        covers_fetched_before: bool = False,
+    ) -> None:
+        self.urls = urls
+        self.learner = learner
+        self.mode = mode
+        self.seed = seed
+        self.sample_every = sample_every
+        self.queued: set[str] = set()
+        self.fetched_now: set[str] = set()
+        self.judged_now: set[str] = set()  # fetched, and its content verdict arrived
+        self.kept_now: set[str] = set()  # judged new or a re-visit: its page is in the feed
+        self.barren: set[str] = set()  # fetched copies of pages this crawl did not keep
+        self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
+        self._strict_candidates = 0
+        self._covered = _Covered(self, covers_fetched_before)
+
+    @classmethod
+    def for_crawl(
+        cls,
+        index: SimHashIndex,
+        *,
+        mode: str,
+        max_distance: int,
+        expected_size: int,
+        min_evidence: int,
+        sample_every: int,
+    ) -> UrlJudge:
+        """The judge of a crawl: the URL index is made on first use, a different stored
+        ``max_distance`` raises ``StoreMismatchError``; stored rules are on probation."""
+        urls = index.companion(URL_INDEX_NAMESPACE, max_distance, expected_size)
+        judged = _Judged(urls)
+        learner = UrlLearner(
+            urls.store, judged, min_evidence=min_evidence, sample_every=sample_every
+        )
+        judge = cls(urls, learner, mode=mode, seed=index.seed, sample_every=sample_every)
+        judged.judge = judge
+        return judge
+
+    @classmethod
+    def for_stored(cls, index: SimHashIndex, *, mode: str, min_evidence: int) -> UrlJudge | None:
+        """A judge of what a stored index knows (None when no crawl recorded URLs there):
+        rules as learned, and every URL fetched before counts as at hand."""
+        urls = index.stored_companion(URL_INDEX_NAMESPACE)
+        if urls is None:
+            return None
+        learner = UrlLearner(
+            urls.store,
+            lambda url: urls.document(url) is not None,
+            min_evidence=min_evidence,
+            probation=False,
+        )
+        return cls(urls, learner, mode=mode, seed=index.seed, covers_fetched_before=True)
+
+    def decide(self, url: str | UrlParts, *, tally: bool = True) -> Decision:
+        """Skip (on a rule and a counterpart), sample, or fetch. ``tally=False`` asks
+        without counting the request towards the next sample. Raises
+        ``UrlNotCheckedError`` for a URL that cannot be judged."""
+        parts = url_parts(url) if isinstance(url, str) else url
+        if self.mode == "strict":
+            return self._strict(parts, tally=tally)
+        return self.learner.decide(parts, self._covered, tally=tally)
+
+    def _strict(self, parts: UrlParts, *, tally: bool) -> Decision:
+        for match in self.urls.near(url_simhash(parts, self.seed)):
+            if match.key != parts.url and _host_of(match.key) == parts.host:
+                rule = Rule("strict", parts.host, other=match.key)
+                if tally:
+                    self._strict_candidates += 1
+                    if self._strict_candidates % self.sample_every == 0:
+                        return Decision(skip=False, rule=rule, sample=True, counterpart=match.key)
+                return Decision(skip=True, rule=rule, counterpart=match.key)
+        return FETCH
+
+    def was_fetched(self, url: str) -> bool:
+        """Whether ``url`` was fetched, in this crawl or an earlier one on the index."""
+        return self.urls.document(url) is not None
+
+    def covers(self, url: str) -> bool:
+        """Whether this crawl fetched, has queued, or holds a bet on ``url`` (a counterpart
+        at hand)."""
+        return url in self._covered
+
+    def enqueue(self, url: str) -> None:
+        """``url`` is queued: requests whose counterpart it is may be skipped."""
+        if len(self.queued) < MAX_REMEMBERED:
+            self.queued.add(url)
+
+    def dequeue(self, url: str) -> None:
+        """``url`` left the queue without a page (failed, dropped, skipped)."""
+        self.queued.discard(url)
+
+    def fetched(self, parts: UrlParts) -> None:
+        """``parts`` answered 2xx: recorded in the URL index and covered for this crawl."""
+        self.queued.discard(parts.url)
+        if len(self.fetched_now) < MAX_REMEMBERED:
+            self.fetched_now.add(parts.url)
+        if self.urls.document(parts.url) is None:
+            self.urls.add(url_simhash(parts, self.seed), parts.url)
+
+    def released(self, url: str) -> None:
+        """``url``'s item was dropped later: its page no longer covers its copies."""
+        self.fetched_now.discard(url)
+        self.kept_now.discard(url)
+        self.urls.discard(url)
+
+    def observe(self, key: str, original: str | None) -> list[Rule]:
+        """A content verdict; returns the rules it weakened. Raises ``UrlNotCheckedError``."""
+        parts = url_parts(key)
+        if len(self.judged_now) < MAX_REMEMBERED:
+            self.judged_now.add(parts.url)
+        if original is None or original == key:
+            if len(self.kept_now) < MAX_REMEMBERED:
+                self.kept_now.add(parts.url)
+            return [] if original == key else self.learner.observe(parts, None)
+        if not self.kept(original) and len(self.barren) < MAX_REMEMBERED:
+            self.barren.add(parts.url)
+        return self.learner.observe(parts, url_parts(original))
+
+    def brought(self, url: str) -> bool:
+        """Whether ``url`` was fetched in this crawl and its page (or the page it copies)
+        is in this crawl's feed, as far as is known."""
+        return url in self.fetched_now and url not in self.barren
+
+    def kept(self, url: str) -> bool:
+        """Whether ``url``'s page is in this crawl's feed (judged new, or a re-visit)."""
+        try:
+            return url_parts(url).url in self.kept_now
+        except UrlNotCheckedError:
+            return False
+
+    def stands(self, rule: Rule) -> bool:
+        """Whether a bet's rule still holds (strict rules always do)."""
+        return rule.kind == "strict" or self.learner.stands(rule.identity)
+
+    def learned_rules(self) -> list[Rule]:
+        return self.learner.learned_rules()
+
+    def __len__(self) -> int:
+        """URLs in the index (fetched by this crawl or earlier ones)."""
+        return len(self.urls)
+
+
+class _Covered:
+    """``url in`` what the crawl has at hand, without building a union of sets."""
+
+    def __init__(self, judge: UrlJudge, fetched_before: bool) -> None:
+        self.judge = judge
+        self.fetched_before = fetched_before
+
+    def __contains__(self, url: object) -> bool:
+        judge = self.judge
+        if not isinstance(url, str):
+            return False
+        if url in judge.queued or judge.brought(url) or url in judge.held:
+            return True
+        return self.fetched_before and judge.was_fetched(url)
+
+
+class _Judged:
+    """Whether a URL's page is known to the content index: judged in this crawl, or
+    fetched by an earlier one. A page fetched but not yet judged is no evidence yet (two
+    copies fetched at once would otherwise both look new)."""
+
+    def __init__(self, urls: PermutedIndex) -> None:
+        self.urls = urls
+        self.judge: UrlJudge | None = None
+
+    def __call__(self, url: str) -> bool:
+        judge = self.judge
+        if judge is not None and url in judge.fetched_now:
+            return url in judge.judged_now
+        return self.urls.document(url) is not None
+
+
+def _host_of(url: str) -> str:
+    return url.split("://", 1)[-1].split("/", 1)[0]

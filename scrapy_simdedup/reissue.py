@@ -1,0 +1,108 @@
+"""``RequestBets``: the URL middleware's skipped requests, held until their bets settle.
+
+The bets themselves (``scrapy_simdedup.url.bets``) are plain Python; this adapter keeps
+each parked request in the index too (``ParkingLot``) and sends the ones that lost back to
+Scrapy's engine, past the dupefilter, counted under ``simdedup/url/reissued/<why>``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from scrapy_simdedup import stats as keys
+from scrapy_simdedup.errors import StoreError
+from scrapy_simdedup.url.bets import Bet, ParkedBets
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy.crawler import Crawler
+    from scrapy.http import Request
+
+    from scrapy_simdedup.parking import ParkingLot
+
+logger = logging.getLogger(__name__)
+
+REISSUED = "simdedup_reissued"
+"""``Request.meta`` key of a parked request sent again: why (``counterpart_failed``, ...)."""
+
+
+class RequestBets:
+    """Parks, stores and re-issues skipped requests. ``requeued(url)`` is told of each
+    re-issued URL; ``store_failed`` of a store error (the store is then left alone)."""
+
+    def __init__(
+        self,
+        crawler: Crawler,
+        lot: ParkingLot,
+        requeued: Callable[[str], None],
+        store_failed: Callable[[StoreError], None],
+    ) -> None:
+        self.crawler = crawler
+        self.lot = lot
+        self.held: ParkedBets[Request] = ParkedBets()
+        self._requeued = requeued
+        self._store_failed = store_failed
+
+    def __contains__(self, url: object) -> bool:
+        return url in self.held
+
+    def resume(self) -> int:
+        """Hold what an interrupted crawl parked: re-issued when the spider goes idle."""
+        left = self._guarded(self.lot.leftovers) or []
+        for url, request in left:
+            self.held.park(Bet(url, "", None, request))
+        return len(left)
+
+    def park(self, request: Request, url: str, rule: str, counterpart: str | None) -> bool:
+        """Hold and store ``request``; False when it cannot be (it is then fetched)."""
+        if url in self.held or not self._guarded(self.lot.park, url, request):
+            return False
+        if not self.held.park(Bet(url, rule, counterpart, request)):
+            self._guarded(self.lot.forget, [url])
+            return False
+        return True
+
+    def lost(self, counterpart: str, why: str) -> None:
+        """``counterpart`` will not bring its page: the bets relying on it are re-issued."""
+        self._reissue(self.held.relying_on(counterpart), why)
+
+    def weakened(self, rule: str) -> int:
+        """The rule ``rule`` was weakened: everything it parked is re-issued."""
+        bets = self.held.under(rule)
+        self._reissue(bets, "rule_weakened")
+        return len(bets)
+
+    def before_idle(self, stands: Callable[[str], bool], brought: Callable[[str], bool]) -> int:
+        """Re-issue every bet that cannot be final; how many were."""
+        unsettled = self.held.unsettled(stands, brought)
+        self._reissue([bet for bet in unsettled if not bet.rule], "interrupted")
+        self._reissue([bet for bet in unsettled if bet.rule], "unsettled")
+        return len(unsettled)
+
+    def finished(self) -> int:
+        """The crawl finished: the bets left are final and leave the index; how many."""
+        final = self.held.settle_all()
+        self._guarded(self.lot.forget, [bet.url for bet in final])
+        return len(final)
+
+    def _reissue(self, bets: list[Bet[Request]], why: str) -> None:
+        if not bets:
+            return
+        self._guarded(self.lot.forget, [bet.url for bet in bets])
+        for bet in bets:
+            request = bet.ticket.replace(dont_filter=True, meta={**bet.ticket.meta, REISSUED: why})
+            self.crawler.stats.inc_value(keys.url_reissued(why))
+            logger.debug(
+                "simdedup: re-issued %s (%s; it relied on %s)", request.url, why, bet.counterpart
+            )
+            self._requeued(bet.url)  # requests relying on it may be skipped again
+            self.crawler.engine.crawl(request)
+
+    def _guarded(self, action: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return action(*args)
+        except StoreError as exc:
+            self._store_failed(exc)
+            return None

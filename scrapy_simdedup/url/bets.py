@@ -1,0 +1,121 @@
+"""Parked bets: skipped requests held until the evidence they relied on settles.
+
+A skip is a bet that the page will come in through another request (its counterpart) or
+is one more copy of a trap. The bet is parked with its rule and counterpart, and re-issued
+when the evidence turns: the counterpart failed or was dropped, or the rule was weakened.
+When the crawl is about to end, bets whose counterpart never came back are re-issued too;
+the rest are final. So a wrong rule costs re-fetches, never pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+MAX_PARKED = 100_000
+"""Bets held at once; beyond this a request that could be skipped is fetched."""
+
+
+@dataclass
+class Bet(Generic[T]):
+    """A skipped request (``ticket``, e.g. a Scrapy ``Request``) and what it relied on."""
+
+    url: str  # canonical
+    rule: str  # the rule's identity; empty for a bet left over from an interrupted crawl
+    counterpart: str | None  # the URL whose page it expects; None for a trap
+    ticket: T
+
+
+MAX_CHAIN = 4
+"""A bet may rely on another bet (``/x?sid=1`` on a skipped ``/x``, itself a mirror's copy
+of ``/x`` on the original) this many deep; longer chains, or a cycle, are re-issued."""
+
+
+class ParkedBets(Generic[T]):
+    """Bets by URL, by counterpart and by rule; each taken out once when settled."""
+
+    def __init__(self, limit: int = MAX_PARKED) -> None:
+        self.limit = limit
+        self._by_url: dict[str, Bet[T]] = {}
+        self._by_counterpart: dict[str, set[str]] = {}
+        self._by_rule: dict[str, set[str]] = {}
+
+    def __len__(self) -> int:
+        return len(self._by_url)
+
+    def __contains__(self, url: object) -> bool:
+        return url in self._by_url
+
+    def park(self, bet: Bet[T]) -> bool:
+        """Hold ``bet``; False (nothing held) when full or its URL is already parked."""
+        if len(self._by_url) >= self.limit or bet.url in self._by_url:
+            return False
+        self._by_url[bet.url] = bet
+        if bet.counterpart is not None:
+            self._by_counterpart.setdefault(bet.counterpart, set()).add(bet.url)
+        self._by_rule.setdefault(bet.rule, set()).add(bet.url)
+        return True
+
+    def relying_on(self, counterpart: str) -> list[Bet[T]]:
+        """Take out the bets whose counterpart is ``counterpart`` (it failed)."""
+        return self._take(self._by_counterpart.get(counterpart, set()))
+
+    def under(self, rule: str) -> list[Bet[T]]:
+        """Take out every bet the rule ``rule`` made (it was weakened)."""
+        return self._take(self._by_rule.get(rule, set()))
+
+    def unsettled(
+        self, stands: Callable[[str], bool], fetched: Callable[[str], bool]
+    ) -> list[Bet[T]]:
+        """Take out the bets that cannot be final: their rule no longer ``stands``, or
+        their counterpart was not ``fetched`` and is no final bet itself."""
+        good: dict[str, bool] = {}
+        bad = {url for url in self._by_url if not self._final(url, stands, fetched, good, 0)}
+        return self._take(bad)
+
+    def _final(
+        self,
+        url: str,
+        stands: Callable[[str], bool],
+        fetched: Callable[[str], bool],
+        good: dict[str, bool],
+        depth: int,
+    ) -> bool:
+        if url in good:
+            return good[url]
+        bet = self._by_url[url]
+        counterpart = bet.counterpart
+        final = bool(bet.rule) and stands(bet.rule) and depth < MAX_CHAIN
+        if final and counterpart is not None and not fetched(counterpart):
+            final = counterpart in self._by_url and self._final(
+                counterpart, stands, fetched, good, depth + 1
+            )
+        good[url] = final
+        return final
+
+    def settle_all(self) -> list[Bet[T]]:
+        """Take out every bet: the crawl ended with them final."""
+        return self._take(set(self._by_url))
+
+    def _take(self, urls: set[str]) -> list[Bet[T]]:
+        taken = []
+        for url in list(urls):
+            bet = self._by_url.pop(url, None)
+            if bet is None:
+                continue
+            if bet.counterpart is not None:
+                self._discard(self._by_counterpart, bet.counterpart, url)
+            self._discard(self._by_rule, bet.rule, url)
+            taken.append(bet)
+        return taken
+
+    @staticmethod
+    def _discard(table: dict[str, set[str]], key: str, url: str) -> None:
+        urls = table.get(key)
+        if urls is not None:
+            urls.discard(url)
+            if not urls:
+                del table[key]

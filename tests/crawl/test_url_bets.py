@@ -1,0 +1,205 @@
+"""Real crawls where a URL rule is wrong, or its counterpart fails: every skip is a bet,
+and every distinct page still reaches the feed."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.support import processes, urlsites
+from tests.support.crawls import (
+    DEMO,
+    Crawl,
+    crawl_command,
+    crawl_env,
+    feed_lines,
+    run_crawl,
+    scrapy_command,
+)
+from tests.support.urlsites import Site
+from tests.support.waits import wait_until
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def _crawl(urls: dict[str, str], folder: Path, feed: str, *settings: str) -> Crawl:
+    args = ["-s", f"SIMDEDUP_DIR={folder / 'index'}"]
+    for setting in settings:
+        args += ["-s", setting]
+    crawl = run_crawl(list(urls.values()), folder / feed, *args)
+    assert crawl.returncode == 0, crawl.log[-3000:]
+    return crawl
+
+
+def _kept(crawl: Crawl, urls: dict[str, str], sites: dict[str, Site]) -> set[str]:
+    by_host = {urlsplit(url).netloc: sites[name] for name, url in urls.items()}
+    kept = set()
+    for item in crawl.items:
+        split = urlsplit(str(item["url"]))
+        pages = by_host[split.netloc].pages
+        path = split.path + (f"?{split.query}" if split.query else "")
+        kept.add((pages.get(path) or pages[split.path]).content)
+    return kept
+
+
+def _distinct(sites: dict[str, Site]) -> set[str]:
+    return set().union(*(site.distinct() for site in sites.values()))
+
+
+def _stat(crawl: Crawl, prefix: str) -> int:
+    return sum(n for key, n in crawl.simdedup().items() if key.startswith(prefix))
+
+
+def test_a_trap_learned_from_removed_posts_loses_no_thread(tmp_path: Path) -> None:
+    sites = {"forum": urlsites.forum()}
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl")
+    assert _kept(crawl, urls, sites) == _distinct(sites)  # all 60 threads
+    stats: dict[str, Any] = crawl.simdedup()
+    assert stats.get("simdedup/url/skipped/trap", 0) > 0  # the bet was made...
+    assert stats["simdedup/url/reissued/rule_weakened"] > 0  # ...and lost, so re-issued
+
+
+def test_a_rule_learned_while_requests_wait_loses_no_thread(tmp_path: Path) -> None:
+    sites = {"forum": urlsites.forum_waiting()}
+    with urlsites.serve(sites) as urls:
+        # One request at a time, slowly enough for the verdicts to keep up.
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "CONCURRENT_REQUESTS=1", "DOWNLOAD_DELAY=0.2")
+    assert _kept(crawl, urls, sites) == _distinct(sites)
+
+
+def test_annotate_mode_never_skips(tmp_path: Path) -> None:
+    sites = {"forum": urlsites.forum()}
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "SIMDEDUP_DROP=False")
+    assert _kept(crawl, urls, sites) == _distinct(sites)
+    assert len(crawl.items) == len(sites["forum"].pages)  # copies annotated, not dropped
+    assert _stat(crawl, "simdedup/url/skipped/") == 0
+    assert _stat(crawl, "simdedup/url/would_skip/") > 0
+
+
+def test_shops_sharing_only_legal_pages_are_no_mirror(tmp_path: Path) -> None:
+    sites = urlsites.two_shops()
+    slow = ("CONCURRENT_REQUESTS=1", "DOWNLOAD_DELAY=0.1")  # the verdicts keep up
+    with urlsites.serve(sites) as urls:
+        first = _crawl(urls, tmp_path, "1.jsonl", *slow)
+        second = _crawl(urls, tmp_path, "2.jsonl", *slow)
+    for crawl in (first, second):
+        assert crawl.simdedup()["simdedup/url/mirror_hosts"] == 0
+        assert _stat(crawl, "simdedup/url/skipped/mirror") == 0
+    assert _kept(first, urls, sites) == _distinct(sites)
+    # The second crawl keeps re-visits: every product again.
+    assert {c for c in _kept(second, urls, sites) if "product" in c} == {
+        c for c in _distinct(sites) if "product" in c
+    }
+
+
+def test_a_failing_counterpart_leaves_the_mirror_page_in_the_feed(tmp_path: Path) -> None:
+    sites = urlsites.mirrored_with_failures()
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "DOWNLOAD_TIMEOUT=3", "RETRY_ENABLED=False")
+    assert _kept(crawl, urls, sites) == _distinct(sites)  # all 20 articles
+    assert _stat(crawl, "simdedup/url/skipped/mirror") > 0
+
+
+def test_an_original_and_its_mirror_crawled_together_skip_most_of_one(tmp_path: Path) -> None:
+    sites = urlsites.mirrored_with_failures(shared=300, failing=0)
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "LOG_LEVEL=DEBUG")
+    assert _kept(crawl, urls, sites) == _distinct(sites)
+    skipped = crawl.simdedup()["simdedup/url/skipped/mirror"]
+    fetched = Counter(
+        urlsplit(url).netloc for url in re.findall(r"Crawled \(200\) <GET (\S+)>", crawl.log)
+    )
+    # Fetched at once, either host may be taken for the copy. Plain Scrapy would fetch
+    # all its pages; skipped at its frontier, the copy's deeper links are never requested.
+    copy = min(fetched, key=fetched.__getitem__)
+    assert skipped > 0
+    assert fetched[copy] <= 0.2 * len(sites["mirror"].pages), fetched
+    assert max(fetched.values()) == len(sites["original"].pages)
+
+
+def test_a_site_grown_between_two_crawls_loses_nothing_to_old_rules(tmp_path: Path) -> None:
+    site = urlsites.news(grown=False)
+    sites = {"news": site}
+    with urlsites.serve(sites) as urls:
+        first = _crawl(urls, tmp_path, "1.jsonl")
+        site.pages = urlsites.news(grown=True).pages  # the same server, the site grown
+        second = _crawl(urls, tmp_path, "2.jsonl")
+    learned = first.simdedup()
+    assert learned["simdedup/url/traps_learned"] + learned["simdedup/url/patterns_learned"] > 0
+    assert "0 stored rules on probation" not in second.log
+    assert _kept(second, urls, sites) == _distinct(sites)
+
+
+def test_another_stored_url_distance_is_refused_at_start(tmp_path: Path) -> None:
+    sites = {"a": urlsites.shop("a", products=3)}
+    with urlsites.serve(sites) as urls:
+        _crawl(urls, tmp_path, "1.jsonl")
+        args = ["-s", f"SIMDEDUP_DIR={tmp_path / 'index'}", "-s", "SIMDEDUP_URL_MAX_DISTANCE=5"]
+        refused = run_crawl(list(urls.values()), tmp_path / "2.jsonl", *args)
+    assert refused.returncode != 0
+    assert "u.max_distance: stored 3, asked 5" in refused.log
+    assert "Crawled (200)" not in refused.log
+
+
+PLAIN_SCRAPY = ["-s", "ITEM_PIPELINES={}", "-s", "DOWNLOADER_MIDDLEWARES={}"]
+SLOW = ["-s", "DOWNLOAD_DELAY=0.05", "-s", "CONCURRENT_REQUESTS=1"]
+
+
+def _interrupted_then_resumed(
+    urls: dict[str, str], folder: Path, stop: str, *settings: str
+) -> Crawl:
+    """A crawl with JOBDIR stopped after 40 items (kill -9, or Ctrl-C twice), then resumed
+    to the end; returns the resumed crawl (its feed holds both runs)."""
+    feed = folder / "feed.jsonl"
+    args = ["-s", f"JOBDIR={folder / 'job'}", "-s", f"SIMDEDUP_DIR={folder / 'index'}"]
+    args += [*SLOW, "-s", "LOG_LEVEL=DEBUG", *settings]
+    first = processes.popen(
+        crawl_command(list(urls.values()), feed, *args), cwd=DEMO, env=crawl_env(),
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: feed_lines(feed) >= 40, 120, "40 items in the feed")
+        if stop == "kill":
+            first.kill()
+        else:
+            first.send_signal(signal.SIGINT)
+            time.sleep(0.3)
+            first.send_signal(signal.SIGINT)
+        first.wait(timeout=60)
+    finally:
+        first.kill()
+    if settings != tuple(PLAIN_SCRAPY):  # the index tells what waits for the next crawl
+        where = f"SIMDEDUP_DIR={folder / 'index'}"
+        inspect = processes.run(
+            scrapy_command("simdedup", "inspect", "pages", "-s", where),
+            cwd=DEMO, env=crawl_env(), capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+        assert "skipped requests of an unfinished crawl" in inspect.stdout, inspect.stdout
+    resumed = run_crawl(list(urls.values()), feed, *args)
+    assert resumed.returncode == 0, resumed.log[-3000:]
+    return resumed
+
+
+@pytest.mark.parametrize("stop", ["kill", "interrupt_twice"])
+def test_an_interrupted_crawl_loses_nothing_plain_scrapy_keeps(stop: str, tmp_path: Path) -> None:
+    sites = urlsites.mirrored_with_failures(shared=80, failing=0)
+    with urlsites.serve(sites) as urls:
+        plain = _interrupted_then_resumed(urls, tmp_path / "plain", stop, *PLAIN_SCRAPY)
+        ours = _interrupted_then_resumed(urls, tmp_path / "ours", stop)
+    plain_kept = _kept(plain, urls, sites)
+    assert plain_kept - _kept(ours, urls, sites) == set()
+    assert _stat(ours, "simdedup/url/skipped/") + _stat(ours, "simdedup/url/reissued/") > 0
+    # Requests the first run had parked were read back from the index and re-issued.
+    parked = int(ours.log.split(" parked requests of an interrupted crawl")[0].rsplit(" ", 1)[1])
+    assert parked > 0
+    assert ours.simdedup()["simdedup/url/reissued/interrupted"] == parked

@@ -1,0 +1,209 @@
+"""Small sites whose URLs tempt the URL middleware: a forum with removed posts, shops on
+one platform, a mirror whose original fails, a news site that grows between crawls.
+
+Each site maps a path to a ``Page``; ``serve`` runs them on 127.0.0.1 with per-page
+status codes and delays. Every page carries a content id: pages with one id are copies,
+so a crawl that loses nothing keeps one page per id.
+"""
+
+from __future__ import annotations
+
+import html
+import random
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+WORDS = (  # noqa: SIM905
+    "river stone window garden letter market winter signal copper harbour lantern meadow "
+    "orchard pepper ribbon saddle timber velvet walnut yellow anchor basket candle dragon "
+    "engine feather glacier hammer island jacket kettle ladder marble needle oyster pillow "
+    "quartz rocket shadow tunnel umbrella violin whistle zipper bridge castle dancer eagle "
+    "forest guitar hollow insect jungle kitten lemon mirror nickel ocean parrot rabbit"
+).split()
+
+
+@dataclass
+class Page:
+    content: str  # pages with the same content id are copies
+    title: str
+    body: str
+    links: tuple[str, ...] = ()
+    status: int = 200
+    delay: float = 0.0  # seconds before answering
+
+
+@dataclass
+class Site:
+    pages: dict[str, Page] = field(default_factory=dict)
+
+    def distinct(self) -> set[str]:
+        return {page.content for page in self.pages.values() if page.status == 200}
+
+
+def prose(seed: str, words: int = 160) -> str:
+    """Distinct text for ``seed``: long enough for a SimHash, far from every other seed."""
+    rng = random.Random(seed)
+    sentences = []
+    while sum(len(s.split()) for s in sentences) < words:
+        sentences.append(" ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 14))) + ".")
+    return " ".join(sentences).capitalize()
+
+
+def page(content: str, links: tuple[str, ...] = (), **options: object) -> Page:
+    """A page whose text is ``prose(content)``: same content id, same text."""
+    return Page(content, content.replace("-", " ").title(), prose(content), links, **options)  # type: ignore[arg-type]
+
+
+def render(site: str, path: str, page: Page) -> bytes:
+    links = "".join(f'<li><a href="{html.escape(h)}">{html.escape(h)}</a></li>' for h in page.links)
+    return (
+        f"<!doctype html><html><head><title>{html.escape(page.title)}</title></head><body>"
+        f"<header>{html.escape(site)}</header><main><h1>{html.escape(page.title)}</h1>"
+        f"<p>{html.escape(page.body)}</p></main><ul>{links}</ul></body></html>"
+    ).encode()
+
+
+def _handler(name: str, site: Site) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            pages = site.pages  # a test may grow the site between crawls
+            found = pages.get(self.path) or pages.get(self.path.split("?", 1)[0])
+            if found is None:
+                self.send_error(404)
+                return
+            if found.delay:
+                time.sleep(found.delay)
+            if found.status != 200:
+                with suppress(OSError):
+                    self.send_error(found.status)
+                return
+            data = render(name, self.path, found)
+            with suppress(OSError):  # the crawler gave up waiting (a timeout test)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    return Handler
+
+
+@contextmanager
+def serve(sites: dict[str, Site]) -> Iterator[dict[str, str]]:
+    """Serve each site on its own free loopback port; yields name -> base URL."""
+    servers = {
+        name: ThreadingHTTPServer(("127.0.0.1", 0), _handler(name, site))
+        for name, site in sites.items()
+    }
+    for server in servers.values():
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield {name: f"http://127.0.0.1:{s.server_address[1]}/" for name, s in servers.items()}
+    finally:
+        for server in servers.values():
+            server.shutdown()
+            server.server_close()
+
+
+def forum(threads: int = 60, removed: int = 8, slow_listing: float = 1.0) -> Site:
+    """Removed threads show one moderator notice (a trap template); the next listing,
+    reached through them and answering slowly, links ``threads`` distinct threads of the
+    same template ``/thread/{num}``."""
+    notice = "notice"
+    site = Site()
+    removed_paths = tuple(f"/thread/{n}" for n in range(1, removed + 1))
+    site.pages["/"] = page("forum-home", removed_paths)
+    for path in removed_paths:
+        site.pages[path] = page(notice, ("/forum/2",))
+    listed = tuple(f"/thread/{n}" for n in range(100, 100 + threads))
+    site.pages["/forum/2"] = page("forum-2", listed, delay=slow_listing)
+    for path in listed:
+        site.pages[path] = page(f"thread-{path.rsplit('/', 1)[1]}")
+    return site
+
+
+def forum_waiting(threads: int = 60, removed: int = 14) -> Site:
+    """One listing links the distinct threads first and the removed ones last: with one
+    request at a time (LIFO) the removed ones are fetched first, so the trap is learned
+    while the distinct threads wait in the scheduler."""
+    site = Site()
+    listed = tuple(f"/thread/{n}" for n in range(100, 100 + threads))
+    removed_paths = tuple(f"/thread/{n}" for n in range(1, removed + 1))
+    site.pages["/"] = page("forum-home", listed + removed_paths)
+    for path in removed_paths:
+        site.pages[path] = page("notice")
+    for path in listed:
+        site.pages[path] = page(f"thread-{path.rsplit('/', 1)[1]}")
+    return site
+
+
+LEGAL = (
+    "terms", "privacy", "about", "shipping", "returns", "contact", "imprint", "cookies",
+    "accessibility", "warranty", "payment", "faq",
+)  # fmt: skip
+
+
+def shop(name: str, products: int = 40) -> Site:
+    """A shop on a platform every shop shares its legal pages with; its own catalog,
+    linked from the legal pages' footer (found once they were fetched)."""
+    site = Site()
+    legal = tuple(f"/{p}" for p in LEGAL)
+    site.pages["/"] = page(f"{name}-home", legal)
+    for path in legal:
+        site.pages[path] = page(f"platform-{path[1:]}", (*legal, "/catalog"))  # alike in all
+    items = tuple(f"/product/{n}" for n in range(1, products + 1))
+    site.pages["/catalog"] = page(f"{name}-catalog", items)
+    for path in items:
+        site.pages[path] = page(f"{name}-product-{path.rsplit('/', 1)[1]}")
+    return site
+
+
+def mirrored_with_failures(shared: int = 30, failing: int = 20) -> dict[str, Site]:
+    """An original and its full mirror; ``failing`` articles are still on the mirror while
+    the original answers them slowly with 404, 500, or not in time. The articles are linked
+    from the docs pages past the 15th, so they are found once a mirror rule exists."""
+    original, mirror = Site(), Site()
+    docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
+    articles = tuple(f"/article/{n}" for n in range(1, failing + 1))
+    for site in (original, mirror):
+        site.pages["/"] = page("home", docs[:10])
+        for n, path in enumerate(docs):
+            site.pages[path] = page(f"doc-{path}", docs[n + 1 : n + 11] + articles * (n >= 15))
+    for n, path in enumerate(articles):
+        mirror.pages[path] = page(f"article-{n}")
+        status, delay = ((404, 1.5), (500, 1.5), (200, 8.0))[n % 3]
+        original.pages[path] = page(f"article-{n}", status=status, delay=delay)
+    return {"original": original, "mirror": mirror}
+
+
+def news(grown: bool) -> Site:
+    """Sections with ``?page=N``: one page each at first (every ``?page`` repeats page 1),
+    three distinct pages each once grown; product pages that were "unavailable" (one
+    notice, a trap) and are rewritten with distinct text once grown."""
+    site = Site()
+    sections = tuple(f"/section/{name}" for name in ("world", "sport", "arts", "science"))
+    products = tuple(f"/item/{n}" for n in range(1, 31))
+    site.pages["/"] = page("news-home", sections + products)
+    for section in sections:
+        pages = tuple(f"{section}?page={n}" for n in range(1, 6))
+        for n, path in enumerate(pages, 1):
+            content = f"{section[9:]}-{n}" if grown and n <= 3 else f"{section[9:]}-1"
+            site.pages[path] = page(content, pages)
+        site.pages[section] = site.pages[f"{section}?page=1"]
+    for path in products:
+        content = f"item-{path[6:]}" if grown else "item-unavailable"
+        site.pages[path] = page(content)
+    return site
+
+
+def two_shops() -> dict[str, Site]:
+    """Two unrelated shops on one platform: they share only the legal pages."""
+    return {"a": shop("a"), "b": shop("b")}

@@ -1,0 +1,140 @@
+"""UrlJudge without a crawler: one decide() for strict and adaptive, and what it covers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from scrapy_simdedup import hamming_distance, url_parts, url_simhash
+from scrapy_simdedup.errors import StoreMismatchError, UrlNotCheckedError
+from scrapy_simdedup.index.handle import SimHashIndex
+from scrapy_simdedup.index.opening import open_index
+from scrapy_simdedup.judges.urls import UrlJudge
+from scrapy_simdedup.url.bets import Bet, ParkedBets
+
+ORIGINAL = "http://a.example"
+MIRROR = "http://m.example"
+SEED = 0x5EED  # fixed: which URLs fall within strict mode's bound depends on the seed
+
+
+@contextmanager
+def crawl_judge(
+    folder: Path, mode: str = "adaptive", max_distance: int = 3
+) -> Iterator[tuple[SimHashIndex, UrlJudge]]:
+    with open_index(folder, expected_size=10_000, seed=SEED) as index:
+        judge = UrlJudge.for_crawl(
+            index, mode=mode, max_distance=max_distance, expected_size=10_000,
+            min_evidence=3, sample_every=1000,
+        )  # fmt: skip
+        yield index, judge
+
+
+def _fetch(judge: UrlJudge, url: str) -> None:
+    judge.fetched(url_parts(url))
+
+
+def _teach_mirror(judge: UrlJudge) -> None:
+    for n in range(3):
+        _fetch(judge, f"{ORIGINAL}/p/{n}")
+        _fetch(judge, f"{MIRROR}/p/{n}")
+        judge.observe(f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+
+
+def test_a_skip_relies_on_a_counterpart_this_crawl_fetched_or_queued(tmp_path: Path) -> None:
+    with crawl_judge(tmp_path / "db") as (_, judge):
+        _teach_mirror(judge)
+        assert not judge.decide(f"{MIRROR}/p/7").skip  # counterpart nowhere
+        judge.enqueue(f"{ORIGINAL}/p/7")
+        decision = judge.decide(f"{MIRROR}/p/7")
+        assert decision.skip and decision.reason == "mirror"
+        assert decision.counterpart == f"{ORIGINAL}/p/7"
+        judge.dequeue(f"{ORIGINAL}/p/7")  # it failed
+        assert not judge.decide(f"{MIRROR}/p/7").skip
+        _fetch(judge, f"{ORIGINAL}/p/8")
+        assert judge.decide(url_parts(f"{MIRROR}/p/8")).skip  # parts or a URL alike
+        judge.released(f"{ORIGINAL}/p/8")  # a later pipeline dropped it
+        assert not judge.decide(f"{MIRROR}/p/8").skip
+        with pytest.raises(UrlNotCheckedError):
+            judge.decide("ftp://m.example/p/8")
+
+
+def test_a_url_fetched_by_an_earlier_crawl_is_not_at_hand(tmp_path: Path) -> None:
+    with crawl_judge(tmp_path / "db") as (_, judge):
+        _teach_mirror(judge)
+        _fetch(judge, f"{ORIGINAL}/p/9")
+    with crawl_judge(tmp_path / "db") as (index, judge):
+        assert judge.was_fetched(f"{ORIGINAL}/p/9")
+        assert not judge.covers(f"{ORIGINAL}/p/9")
+        assert not judge.decide(f"{MIRROR}/p/9").skip  # and the rule is on probation
+        stored = UrlJudge.for_stored(index, mode="adaptive", min_evidence=3)
+        assert stored is not None
+        # The command judges the stored index as it stands: rules as learned, every URL
+        # fetched before at hand.
+        assert stored.decide(f"{MIRROR}/p/9", tally=False).skip
+
+
+def test_a_weakened_rule_is_reported_and_stops_standing(tmp_path: Path) -> None:
+    with crawl_judge(tmp_path / "db") as (_, judge):
+        _teach_mirror(judge)
+        judge.enqueue(f"{ORIGINAL}/p/20")
+        decision = judge.decide(f"{MIRROR}/p/20")
+        assert decision.rule is not None and judge.stands(decision.rule)
+        _fetch(judge, f"{ORIGINAL}/p/21")
+        _fetch(judge, f"{MIRROR}/p/21")
+        # Fetched but not judged yet: no evidence (both may be new, or copies).
+        assert judge.observe(f"{MIRROR}/p/21", None) == []
+        _fetch(judge, f"{ORIGINAL}/p/22")
+        assert judge.observe(f"{ORIGINAL}/p/22", None) == []
+        _fetch(judge, f"{MIRROR}/p/22")
+        assert judge.observe(f"{MIRROR}/p/22", None) == [decision.rule]
+        assert not judge.stands(decision.rule)
+
+
+def test_strict_mode_skips_near_urls_of_the_same_host_and_samples(tmp_path: Path) -> None:
+    with crawl_judge(tmp_path / "db", mode="strict", max_distance=6) as (index, judge):
+        _fetch(judge, f"{ORIGINAL}/product?id=17")
+        fetched = url_simhash(url_parts(f"{ORIGINAL}/product?id=17"), index.seed)
+        near = [
+            f"{ORIGINAL}/product?id={n}"
+            for n in range(18, 400)
+            if hamming_distance(
+                url_simhash(url_parts(f"{ORIGINAL}/product?id={n}"), index.seed), fetched
+            )
+            <= 6
+        ]
+        assert len(near) >= 4
+        decision = judge.decide(near[0])
+        assert decision.skip and decision.counterpart == f"{ORIGINAL}/product?id=17"
+        assert not judge.decide(near[0].replace(ORIGINAL, MIRROR)).skip  # another host
+        assert not judge.decide(f"{ORIGINAL}/about/contact-us.html").skip
+        judge.sample_every = 2
+        decisions = [judge.decide(url) for url in near[:4]]
+        assert sum(d.sample for d in decisions) == 2
+
+
+def test_another_stored_url_distance_is_refused(tmp_path: Path) -> None:
+    with crawl_judge(tmp_path / "db", max_distance=3):
+        pass
+    with (
+        pytest.raises(StoreMismatchError, match="max_distance"),
+        crawl_judge(tmp_path / "db", max_distance=5),
+    ):
+        pass
+
+
+def test_parked_bets_are_taken_out_once_by_counterpart_rule_or_at_the_end() -> None:
+    bets: ParkedBets[str] = ParkedBets(limit=3)
+    assert bets.park(Bet("m/1", "mirror", "a/1", "request 1"))
+    assert bets.park(Bet("m/2", "mirror", "a/2", "request 2"))
+    assert bets.park(Bet("t/1", "trap", None, "request 3"))
+    assert not bets.park(Bet("t/2", "trap", None, "request 4"))  # full
+    assert [bet.ticket for bet in bets.relying_on("a/1")] == ["request 1"]
+    assert bets.relying_on("a/1") == []
+    assert not bets.park(Bet("m/2", "mirror", "a/2", "again"))  # parked already
+    unsettled = bets.unsettled(lambda rule: rule == "trap", lambda url: True)
+    assert [bet.url for bet in unsettled] == ["m/2"]  # its rule no longer stands
+    assert [bet.url for bet in bets.settle_all()] == ["t/1"]
+    assert len(bets) == 0
