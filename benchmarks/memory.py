@@ -36,7 +36,7 @@ def rss_mb() -> float:
 
 
 def run_one(store: str, pages: int, samples: int) -> dict[str, object]:
-    from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
+    from scrapy_simdedup.index import keyspace
     from scrapy_simdedup.index.opening import open_index
 
     folder = Path(tempfile.mkdtemp(prefix="simdedup-memory-"))
@@ -47,7 +47,7 @@ def run_one(store: str, pages: int, samples: int) -> dict[str, object]:
     start = time.perf_counter()
     try:
         with open_index(location, memory_limit=10**9) as index:
-            urls = index.companion(URL_INDEX_NAMESPACE, 3)
+            urls = index.companion(keyspace.URL_INDEX, 3)
             for n in range(1, pages + 1):
                 url = f"https://site{n % 97}.example/section/{n}/page.html?id={n}"
                 index.query_or_add(rng.getrandbits(64), url, rng.randbytes(SKETCH_BYTES))

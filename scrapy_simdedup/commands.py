@@ -144,11 +144,10 @@ class SimDedupCommand(ScrapyCommand):
 
 
 def _print_url_index(index: SimHashIndex) -> None:
-    from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
-    from scrapy_simdedup.parking import PARKED_PREFIX, PARKED_PREFIX_END
+    from scrapy_simdedup.index import keyspace
     from scrapy_simdedup.url.learner import UrlLearner
 
-    urls = index.stored_companion(URL_INDEX_NAMESPACE)
+    urls = index.stored_companion(keyspace.URL_INDEX)
     if urls is None:
         print("URLs:       none recorded (the URL middleware has not run on this index)")
         return
@@ -161,7 +160,7 @@ def _print_url_index(index: SimHashIndex) -> None:
             f"  {rule.describe()}: {rule.duplicates:,} of {rule.duplicates + rule.uniques:,} "
             "checked pages duplicated"
         )
-    parked = sum(1 for _ in urls.store.scan(PARKED_PREFIX, PARKED_PREFIX_END))
+    parked = sum(1 for _ in urls.store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED)))
     if parked:
         print(
             f"parked:     {parked:,} skipped requests of an unfinished crawl (the next re-issues)"

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.request import request_from_dict
 
+from scrapy_simdedup.index import keyspace
+
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.http import Request
 
     from scrapy_simdedup.index.stores.base import Store
 
-PARKED_PREFIX = b"P"
-PARKED_PREFIX_END = b"Q"
 _BYTES = "__bytes__"
 
 
@@ -52,19 +52,19 @@ class ParkingLot:
     def leftovers(self) -> list[tuple[str, Request]]:
         """What an earlier crawl parked and never settled."""
         found = []
-        for key, raw in self.store.scan(PARKED_PREFIX, PARKED_PREFIX_END):
+        for key, raw in self.store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED)):
             try:
                 data = json.loads(raw, object_hook=_decode)
                 request = request_from_dict(data, spider=self.spider)
             except (ValueError, TypeError, KeyError, AttributeError):
                 self.malformed += 1
                 continue
-            found.append((key[len(PARKED_PREFIX) :].decode("utf-8", "surrogatepass"), request))
+            found.append((key[len(keyspace.PARKED) :].decode("utf-8", "surrogatepass"), request))
         return found
 
 
 def _key(url: str) -> bytes:
-    return PARKED_PREFIX + url.encode("utf-8", "surrogatepass")
+    return keyspace.PARKED + url.encode("utf-8", "surrogatepass")
 
 
 def _encode(value: object) -> Any:

@@ -106,7 +106,7 @@ def test_companion_index_shares_the_store_not_the_entries(kind: str, tmp_path: P
         assert urls.verify().documents == 1 and index.verify().documents == 1
         with pytest.raises(StoreMismatchError, match=r"u\.max_distance: stored 2, asked 4"):
             index.companion(b"u", max_distance=4)
-        with pytest.raises(ValueError, match="overlap"):
+        with pytest.raises(ValueError, match="not a companion"):
             index.companion(b"d", max_distance=2)
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from scrapy_simdedup import url_parts
+from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.stores import open_store
-from scrapy_simdedup.url.learner import RULE_PREFIX, UrlLearner
+from scrapy_simdedup.url.learner import UrlLearner
 
 ORIGINAL = "http://a.example"
 MIRROR = "http://m.example"
@@ -138,7 +139,7 @@ def test_rules_persist_in_the_store_and_bad_records_are_counted(tmp_path: Path) 
         learner = _learner(fetched, store, min_evidence=2)
         for n in range(2):
             _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
-        store.write({RULE_PREFIX + b"garbage": b"{not json"})
+        store.write({keyspace.RULES + b"garbage": b"{not json"})
     finally:
         store.close()
     store = open_store("leveldb", path=tmp_path / "db")

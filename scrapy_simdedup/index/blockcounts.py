@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING
 
 import mmh3
 
+from scrapy_simdedup.index import keyspace
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from scrapy_simdedup.index.permuted import PermutedIndex
 
-NAMESPACE = b"b"
 MAX_COUNT = 255
 MAX_HOST_BLOCKS = 20_000
 MAX_STORE_BLOCKS = 2_000_000
@@ -45,7 +46,7 @@ class BlockCounts:
 
     def _prefix(self, host: str) -> bytes:
         digest = mmh3.hash64(host.encode("utf-8", "surrogatepass"), self._seed, signed=False)[0]
-        return NAMESPACE + digest.to_bytes(8, "big")
+        return keyspace.BLOCKS + digest.to_bytes(8, "big")
 
     def counts(self, host: str, blocks: Iterable[int]) -> dict[int, int]:
         """Pages of ``host`` carrying each block (absent: none)."""
@@ -74,13 +75,13 @@ class BlockCounts:
                 counts = self.counts(host, blocks)
             known = [b for b in set(blocks) if 0 < counts.get(b, 0) < MAX_COUNT]
             new = [b for b in set(blocks) if b not in counts]
-            in_host, in_store = _number(store.get(prefix)), _number(store.get(NAMESPACE))
+            in_host, in_store = _number(store.get(prefix)), _number(store.get(keyspace.BLOCKS))
             new = new[: max(0, min(MAX_HOST_BLOCKS - in_host, MAX_STORE_BLOCKS - in_store))]
             puts = {prefix + b.to_bytes(8, "big"): bytes([counts[b] + 1]) for b in known}
             puts.update((prefix + b.to_bytes(8, "big"), b"\x01") for b in new)
             if new:
                 puts[prefix] = (in_host + len(new)).to_bytes(4, "big")
-                puts[NAMESPACE] = (in_store + len(new)).to_bytes(4, "big")
+                puts[keyspace.BLOCKS] = (in_store + len(new)).to_bytes(4, "big")
             if puts:
                 store.write(puts)
 

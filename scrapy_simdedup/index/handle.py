@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreMismatchError
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
+from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.blockcounts import BlockCounts
 from scrapy_simdedup.index.permuted import (
     Match,
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.params import IndexParams
 
 DEFAULT_EXPECTED_SIZE = 10_000_000
-# content keys, template blocks, learned rules, parked requests
-_RESERVED_HEADS = (b"t", b"d", b"s", b"x", b"b", b"\x00", b"L", b"P")
 
 
 class SimHashIndex:
@@ -136,7 +135,7 @@ class SimHashIndex:
 
     def stored_companion(self, namespace: bytes) -> PermutedIndex | None:
         """The companion index under ``namespace`` as it was recorded, or None if never used."""
-        raw = self._open().store.get(namespace + b"\x00design")
+        raw = self._open().store.get(namespace + keyspace.DESIGN)
         if raw is None:
             return None
         try:
@@ -156,11 +155,13 @@ class SimHashIndex:
         Its table design is recorded on first use; asking again with another
         ``max_distance`` raises ``StoreMismatchError``. It lives as long as this index.
         """
-        if not namespace or namespace[:1] in _RESERVED_HEADS:
-            raise ValueError(f"namespace {namespace!r} would overlap the content index's keys")
+        if namespace not in keyspace.COMPANIONS:
+            raise ValueError(
+                f"namespace {namespace!r} is not a companion index's; declare it in keyspace.py"
+            )
         core = self._open()
         design = choose_design(max_distance, expected_size)
-        record_key = namespace + b"\x00design"
+        record_key = namespace + keyspace.DESIGN
         asked = {"max_distance": design.max_distance, "blocks": design.blocks}
         with core.lock:
             raw = core.store.get(record_key)

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreLockedError
+from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.opening import (
     DEFAULT_REDIS_PREFIX,
     REDIS_SCHEMES,
@@ -28,9 +29,6 @@ from scrapy_simdedup.index.permuted import Repaired
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.leveldb import destroy, is_store
 from scrapy_simdedup.index.stores.leveldb_binding import plyvel
-
-URL_INDEX_NAMESPACE = b"u"
-"""The key namespace of the URL middleware's index of fetched URLs."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +101,7 @@ def reset_index(location: str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS
 def _revalidate(location: str, prefix: str, *, backup: str | None, salvaged: bool) -> RepairReport:
     with open_stored_index(location, prefix=prefix) as index:
         content = index.repair()
-        urls = index.stored_companion(URL_INDEX_NAMESPACE)
+        urls = index.stored_companion(keyspace.URL_INDEX)
         return RepairReport(
             index.location, backup, salvaged, content, urls.repair() if urls else None
         )

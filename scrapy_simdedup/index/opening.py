@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreMismatchError
 from scrapy_simdedup.fingerprint.simhash import DEFAULT_TOKENIZER
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
+from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE, SimHashIndex
-from scrapy_simdedup.index.params import PARAMS_KEY, IndexParams
+from scrapy_simdedup.index.params import IndexParams
 from scrapy_simdedup.index.permuted import (
     PermutedIndex,
 )
@@ -144,7 +145,7 @@ def stored_params(
             return shared.params
         store = open_store("leveldb", path=folder)
     try:
-        raw = store.get(PARAMS_KEY)
+        raw = store.get(keyspace.PARAMS)
     finally:
         store.close()
     if raw is None:
@@ -179,10 +180,10 @@ def _establish(store: Store, asked: IndexParams, seed: int | None) -> IndexParam
 
 
 def _establish_locked(store: Store, asked: IndexParams, seed: int | None) -> IndexParams:
-    raw = store.get(PARAMS_KEY)
+    raw = store.get(keyspace.PARAMS)
     if raw is None:
         params = replace(asked, seed=seed if seed is not None else secrets.randbits(32))
-        store.write({PARAMS_KEY: params.to_json()})
+        store.write({keyspace.PARAMS: params.to_json()})
         return params
     try:
         stored = IndexParams.from_json(raw)

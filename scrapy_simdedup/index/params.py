@@ -8,7 +8,6 @@ from dataclasses import asdict, dataclass, fields
 from scrapy_simdedup.index.tables import BITS
 
 FORMAT_VERSION = 1
-PARAMS_KEY = b"\x00params"
 
 
 @dataclass(frozen=True)

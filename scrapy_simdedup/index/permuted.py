@@ -25,6 +25,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.tables import BITS, TableDesign
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.index.stores.base import Store
 
-COUNT_KEY = b"\x00count"
 _TOP = 1 << BITS
 _unpack_from = struct.Struct(">Q").unpack_from
 
@@ -90,11 +90,11 @@ class PermutedIndex:
         self.lock = threading.RLock()
         self._held = False
         self.malformed = 0  # table entries too broken to read, skipped
-        self._count_key = namespace + COUNT_KEY
-        self._doc = namespace + b"d"
+        self._count_key = namespace + keyspace.COUNT
+        self._doc = namespace + keyspace.DOCUMENT
         self._at = len(namespace)
         self._ranges = [
-            (namespace + b"t" + bytes([i]), BITS - table.prefix_bits)
+            (namespace + keyspace.TABLE + bytes([i]), BITS - table.prefix_bits)
             for i, table in enumerate(design.tables)
         ]
 
@@ -202,7 +202,7 @@ class PermutedIndex:
         page and the rest with the page it copies."""
         owners: dict[str, None] = {}
         for digest in sorted(hashes):
-            owner = self.store.get(self.namespace + b"s" + digest.to_bytes(8, "big"))
+            owner = self.store.get(self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big"))
             if owner is not None:
                 owners[_text(owner)] = None
         return list(owners)
@@ -212,9 +212,10 @@ class PermutedIndex:
         value = key.encode("utf-8", "surrogatepass")
         with self._exclusive():
             fresh = {
-                self.namespace + b"s" + digest.to_bytes(8, "big"): value
+                self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big"): value
                 for digest in hashes
-                if self.store.get(self.namespace + b"s" + digest.to_bytes(8, "big")) is None
+                if self.store.get(self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big"))
+                is None
             }
             if fresh:
                 self.store.write(fresh)
@@ -222,7 +223,7 @@ class PermutedIndex:
     def exact_or_add(self, digest: int, key: str) -> str | None:
         """The key first stored under a text's exact ``digest``, else add ``key``."""
         _check_fingerprint(digest)
-        exact_key = self.namespace + b"x" + digest.to_bytes(8, "big")
+        exact_key = self.namespace + keyspace.EXACT + digest.to_bytes(8, "big")
         with self._exclusive():
             first = self.store.get(exact_key)
             if first is not None:
@@ -232,7 +233,7 @@ class PermutedIndex:
 
     def discard_exact(self, digest: int, key: str) -> bool:
         """Undo ``exact_or_add(digest, key)``; False when ``digest`` belongs to another key."""
-        exact_key = self.namespace + b"x" + digest.to_bytes(8, "big")
+        exact_key = self.namespace + keyspace.EXACT + digest.to_bytes(8, "big")
         with self._exclusive():
             if self.store.get(exact_key) != key.encode("utf-8", "surrogatepass"):
                 return False
@@ -244,13 +245,15 @@ class PermutedIndex:
         expected: set[bytes] = set()
         documents = 0
         ns = self.namespace
-        for key, record in self.store.scan(ns + b"d", ns + b"e"):
+        for key, record in self.store.scan(
+            ns + keyspace.DOCUMENT, ns + keyspace.end(keyspace.DOCUMENT)
+        ):
             documents += 1
             fingerprint = int.from_bytes(record[:8], "big")
             expected.update(self._table_keys(fingerprint, key[self._at + 1 :]))
         entries = 0
         orphans = 0
-        for key, _ in self.store.scan(ns + b"t", ns + b"u"):
+        for key, _ in self.store.scan(ns + keyspace.TABLE, ns + keyspace.end(keyspace.TABLE)):
             entries += 1
             if key in expected:
                 expected.discard(key)
@@ -276,7 +279,9 @@ class PermutedIndex:
 
         with self._exclusive():
             documents = added = removed = bad_records = 0
-            for key, record in self.store.scan(ns + b"d", ns + b"e"):
+            for key, record in self.store.scan(
+                ns + keyspace.DOCUMENT, ns + keyspace.end(keyspace.DOCUMENT)
+            ):
                 if len(record) < 8:
                     bad_records += 1
                     deletes.append(key)
@@ -289,7 +294,7 @@ class PermutedIndex:
                             puts[entry] = b""
                 flush()
             flush(force=True)
-            for key, _ in self.store.scan(ns + b"t", ns + b"u"):
+            for key, _ in self.store.scan(ns + keyspace.TABLE, ns + keyspace.end(keyspace.TABLE)):
                 if not self._entry_has_document(key):
                     removed += 1
                     deletes.append(key)
@@ -311,7 +316,7 @@ class PermutedIndex:
     def exact_owner(self, digest: int) -> str | None:
         """The key stored by ``exact_or_add`` under ``digest``, without adding anything."""
         _check_fingerprint(digest)
-        first = self.store.get(self.namespace + b"x" + digest.to_bytes(8, "big"))
+        first = self.store.get(self.namespace + keyspace.EXACT + digest.to_bytes(8, "big"))
         return None if first is None else _text(first)
 
     @contextlib.contextmanager

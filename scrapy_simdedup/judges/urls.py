@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import UrlNotCheckedError
-from scrapy_simdedup.index.maintenance import URL_INDEX_NAMESPACE
+from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.url.features import url_simhash
 from scrapy_simdedup.url.learner import FETCH, SAMPLE_EVERY, Decision, Rule, UrlLearner
 from scrapy_simdedup.url.parts import UrlParts, url_parts
@@ -72,7 +72,7 @@ class UrlJudge:
     ) -> UrlJudge:
         """The judge of a crawl: the URL index is made on first use, a different stored
         ``max_distance`` raises ``StoreMismatchError``; stored rules are on probation."""
-        urls = index.companion(URL_INDEX_NAMESPACE, max_distance, expected_size)
+        urls = index.companion(keyspace.URL_INDEX, max_distance, expected_size)
         judged = _Judged(urls)
         learner = UrlLearner(
             urls.store, judged, min_evidence=min_evidence, sample_every=sample_every
@@ -85,7 +85,7 @@ class UrlJudge:
     def for_stored(cls, index: SimHashIndex, *, mode: str, min_evidence: int) -> UrlJudge | None:
         """A judge of what a stored index knows (None when no crawl recorded URLs there):
         rules as learned, and every URL fetched before counts as at hand."""
-        urls = index.stored_companion(URL_INDEX_NAMESPACE)
+        urls = index.stored_companion(keyspace.URL_INDEX)
         if urls is None:
             return None
         learner = UrlLearner(

@@ -33,6 +33,7 @@ from collections.abc import Callable, Container
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.url.features import path_template
 from scrapy_simdedup.url.parts import UrlParts
 from scrapy_simdedup.url.shapes import is_variable
@@ -44,8 +45,6 @@ MIN_EVIDENCE = 3
 MIN_DUPLICATE_SHARE = 0.9
 SAMPLE_EVERY = 20
 MAX_RULES = 10_000
-RULE_PREFIX = b"L"
-RULE_PREFIX_END = b"M"
 
 RuleKind = Literal["mirror", "pattern", "trap", "strict"]
 
@@ -157,7 +156,7 @@ class UrlLearner:
         self._by_host: dict[str, list[Rule]] = {}
         self._mirrors_of: dict[str, list[Rule]] = {}  # original host -> its mirror rules
         if store is not None:
-            for _, raw in store.scan(RULE_PREFIX, RULE_PREFIX_END):
+            for _, raw in store.scan(keyspace.RULES, keyspace.end(keyspace.RULES)):
                 try:
                     rule = Rule.from_json(raw)
                 except (ValueError, TypeError, KeyError):
@@ -363,7 +362,7 @@ class UrlLearner:
 
     def _save(self, rule: Rule) -> None:
         if self.store is not None:
-            key = RULE_PREFIX + rule.identity.encode("utf-8", "surrogatepass")
+            key = keyspace.RULES + rule.identity.encode("utf-8", "surrogatepass")
             self.store.write({key: rule.to_json()})
 
 

@@ -1,0 +1,49 @@
+"""Every key prefix of a store, in one place.
+
+One store holds several kinds of records side by side, each found by the first byte of its
+key. A permuted index writes under its namespace (the content index's is empty, the URL
+index's is ``URL_INDEX``); everything else is a top-level kind. A new kind takes a free byte
+here, so no two kinds can ever read each other's keys.
+"""
+
+from __future__ import annotations
+
+# -- inside a permuted index's namespace ---------------------------------------------------
+TABLE = b"t"
+"""Permuted table ``i``: ``TABLE + bytes([i]) + permuted SimHash + key``."""
+DOCUMENT = b"d"
+"""A page by key: its SimHash and payload (the sketch)."""
+SENTENCE = b"s"
+"""A sentence hash: the key of the first page that had it."""
+EXACT = b"x"
+"""An exact-text hash: the key of the first page with that text."""
+RECORD = b"\x00"
+"""Bookkeeping records below."""
+COUNT = RECORD + b"count"
+DESIGN = RECORD + b"design"
+"""A companion index's table design, recorded at its first use."""
+
+# -- top level -------------------------------------------------------------------------------
+PARAMS = RECORD + b"params"
+"""What the store was created with (``IndexParams``), checked on every open."""
+BLOCKS = b"b"
+"""Template block counts per host (``BlockCounts``)."""
+RULES = b"L"
+"""The URL rules learned from verdicts (``UrlLearner``)."""
+PARKED = b"P"
+"""Requests the URL middleware skipped and has not settled (``ParkingLot``)."""
+URL_INDEX = b"u"
+"""The namespace of the URL middleware's permuted index of fetched URLs."""
+
+COMPANIONS = (URL_INDEX,)
+"""The namespaces a store may hold companion indexes under."""
+RESERVED = (TABLE, DOCUMENT, SENTENCE, EXACT, RECORD, BLOCKS, RULES, PARKED)
+"""The first bytes taken by the content index and the top-level kinds."""
+
+
+def end(prefix: bytes) -> bytes:
+    """The first key after every key starting with ``prefix``: a scan's upper bound."""
+    trimmed = prefix.rstrip(b"\xff")
+    if not trimmed:
+        raise ValueError(f"{prefix!r} has no upper bound")
+    return trimmed[:-1] + bytes([trimmed[-1] + 1])
