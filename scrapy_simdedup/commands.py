@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.config import SimDedupConfig
     from scrapy_simdedup.index.handle import SimHashIndex
+    from scrapy_simdedup.index.location import StoreLocation
     from scrapy_simdedup.judges.verdict import Verdict
 
 ACTIONS = ("inspect", "query", "repair", "reset")
@@ -69,30 +70,35 @@ class SimDedupCommand(ScrapyCommand):
         try:
             assert self.settings is not None
             self.config = SimDedupConfig.from_settings(self.settings)
-            location, prefix = self._where(spider, opts)
-            getattr(self, f"_{action}")(location, prefix, opts)
+            where = self._where(spider, opts)
+            getattr(self, f"_{action}")(where, opts)
         except (SimDedupError, ValueError, OSError) as exc:
             print(f"scrapy simdedup {action}: {exc}", file=sys.stderr)
             self.exitcode = 1
 
-    def _where(self, spider: str | None, opts: argparse.Namespace) -> tuple[str, str]:
+    def _where(self, spider: str | None, opts: argparse.Namespace) -> StoreLocation:
+        from dataclasses import replace
+
+        from scrapy_simdedup.index.location import StoreLocation
         from scrapy_simdedup.state import index_location, redis_prefix
 
         assert self.settings is not None
         config = self.config
         if opts.index:
-            return opts.index, opts.prefix or redis_prefix(config, spider or "default")
+            prefix = opts.prefix or redis_prefix(config, spider or "default")
+            return StoreLocation.parse(opts.index, prefix=prefix)
         if spider is None:
             raise UsageError("name the spider whose index to use, or give --index LOCATION")
         if config.store == "memory":
             raise UsageError("SIMDEDUP_STORE is 'memory': there is no stored index to open")
         jobdir = self.settings.get("JOBDIR")
-        return index_location(config, spider, jobdir), opts.prefix or redis_prefix(config, spider)
+        where = index_location(config, spider, jobdir)
+        return replace(where, prefix=opts.prefix) if opts.prefix else where
 
-    def _inspect(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
+    def _inspect(self, where: StoreLocation, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.opening import open_stored_index
 
-        with open_stored_index(location, prefix=prefix) as index:
+        with open_stored_index(where) as index:
             params = index.params
             print(f"index:      {index.location}")
             print(
@@ -111,7 +117,7 @@ class SimDedupCommand(ScrapyCommand):
                     self.exitcode = 1
             _print_url_index(index)
 
-    def _query(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
+    def _query(self, where: StoreLocation, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.opening import open_stored_index
 
         text = opts.text
@@ -120,27 +126,27 @@ class SimDedupCommand(ScrapyCommand):
                 text = file.read()
         if text is None and not opts.url:
             raise UsageError("query needs --text, --text-file or --url")
-        with open_stored_index(location, prefix=prefix) as index:
+        with open_stored_index(where) as index:
             if text is not None:
                 _print_text_query(index, text, self.config, opts.key)
             for url in opts.url:
                 _print_url_query(index, url, self.config)
 
-    def _repair(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
+    def _repair(self, where: StoreLocation, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.maintenance import repair_index
 
-        report = repair_index(location, prefix=prefix)
+        report = repair_index(where)
         print("\n".join(report.lines()))
 
-    def _reset(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
+    def _reset(self, where: StoreLocation, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.maintenance import reset_index
 
         if not opts.yes:
-            raise UsageError(f"reset deletes the index at {location}; add --yes to go ahead")
-        if reset_index(location, prefix=prefix):
-            print(f"deleted the index at {location}")
+            raise UsageError(f"reset deletes the index at {where}; add --yes to go ahead")
+        if reset_index(where):
+            print(f"deleted the index at {where}")
         else:
-            print(f"there was no index at {location}; nothing was changed")
+            print(f"there was no index at {where}; nothing was changed")
 
 
 def _print_url_index(index: SimHashIndex) -> None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
+from scrapy_simdedup.index.location import REDIS_SCHEMES, STORE_KINDS, redacted
 from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
 from scrapy_simdedup.index.tables import MAX_DISTANCE
 from scrapy_simdedup.url.learner import MIN_EVIDENCE, SAMPLE_EVERY
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
     from typing_extensions import Self
 
-STORES = ("leveldb", "memory", "redis")
 _KINDS = {bool: "True or False", int: "a whole number", float: "a number", tuple: "a list"}
 CJK_MODES = ("jieba", "bigrams")
 URL_MODES = ("adaptive", "strict", "off")
@@ -71,7 +71,7 @@ class SimDedupConfig:
         return config
 
     def validate(self) -> None:
-        _choice("SIMDEDUP_STORE", self.store, STORES)
+        _choice("SIMDEDUP_STORE", self.store, STORE_KINDS)
         _choice("SIMDEDUP_CJK", self.cjk, CJK_MODES)
         _choice("SIMDEDUP_WEIGHTING", self.weighting, WEIGHTINGS)
         _choice("SIMDEDUP_CONTENT_HTML", self.content_html, HTML_MODES)
@@ -81,10 +81,10 @@ class SimDedupConfig:
         _range("SIMDEDUP_EXPECTED_PAGES", self.expected_pages, 1, 10**12)
         _range("SIMDEDUP_MEMORY_LIMIT", self.memory_limit, 1_000, 10**10)
         _choice("SIMDEDUP_URL_MODE", self.url_mode, URL_MODES)
-        if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+        if not self.redis_url.startswith(REDIS_SCHEMES):
             raise ValueError(
                 f"SIMDEDUP_REDIS_URL must be a redis://, rediss:// or unix:// URL, "
-                f"got {self.redis_url!r}"
+                f"got {redacted(self.redis_url)!r}"
             )
         if self.redis_prefix is not None and (
             not self.redis_prefix or "{" in self.redis_prefix or "}" in self.redis_prefix

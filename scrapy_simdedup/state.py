@@ -19,6 +19,7 @@ from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError, StoreLockedError
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index.handle import SimHashIndex
+from scrapy_simdedup.index.location import StoreLocation
 from scrapy_simdedup.index.maintenance import reset_index
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.stats import STORE_ERROR_REASON
@@ -54,12 +55,9 @@ class DedupState:
             state = cls._by_crawler[crawler] = cls(crawler, config)
         return state
 
-    def location(self) -> str:
+    def location(self) -> StoreLocation:
         """Where the index lives (see ``index_location``)."""
         return index_location(self.config, self._spider_name(), self.crawler.settings.get("JOBDIR"))
-
-    def redis_prefix(self) -> str:
-        return redis_prefix(self.config, self._spider_name())
 
     def _spider_name(self) -> str:
         return getattr(self.crawler.spider, "name", None) or "default"
@@ -81,8 +79,8 @@ class DedupState:
 
     def _open(self) -> SimHashIndex:
         location = self.location()
-        if self.config.store == "leveldb":
-            self._claim_folder(str(Path(location).resolve()))
+        if location.kind == "leveldb":
+            self._claim_folder(location.address)
         try:
             if self._reset_asked():
                 self._reset(location)
@@ -93,14 +91,13 @@ class DedupState:
                 tokenizer=Tokenizer(cjk=self.config.cjk, weighting=self.config.weighting),  # type: ignore[arg-type]
                 sync=self.config.sync,
                 memory_limit=self.config.memory_limit,
-                prefix=self.redis_prefix(),
             )
         except BaseException:
             self._unclaim_folder()
             raise
         logger.info(
             "simdedup: content index at %s (%s, %s), %d pages already stored",
-            location, self.config.store, index.design.describe(), len(index),
+            location, location.kind, index.design.describe(), len(index),
         )  # fmt: skip
         return index
 
@@ -143,9 +140,9 @@ class DedupState:
             self.index = None
             self._unclaim_folder()
 
-    def _reset(self, location: str) -> None:
+    def _reset(self, location: StoreLocation) -> None:
         """Remove the plugin's own data at ``location``, and nothing else."""
-        if location != "memory" and reset_index(location, prefix=self.redis_prefix()):
+        if reset_index(location):
             logger.info("simdedup: reset the index at %s", location)
 
     def _reset_asked(self) -> bool:
@@ -153,18 +150,21 @@ class DedupState:
         return self.config.reset or str(argument).strip().lower() in _TRUE
 
 
-def index_location(config: SimDedupConfig, spider_name: str, jobdir: str | None = None) -> str:
-    """Where a spider's index lives: ``memory``, the Redis URL, SIMDEDUP_DIR/<spider>,
-    JOBDIR/simdedup, or .scrapy/simdedup/<spider> in the project."""
+def index_location(
+    config: SimDedupConfig, spider_name: str, jobdir: str | None = None
+) -> StoreLocation:
+    """Where a spider's index lives: in memory, the Redis URL (keys under
+    ``redis_prefix``), SIMDEDUP_DIR/<spider>, JOBDIR/simdedup, or .scrapy/simdedup/<spider>
+    in the project."""
     if config.store == "memory":
-        return "memory"
+        return StoreLocation("memory")
     if config.store == "redis":
-        return config.redis_url
+        return StoreLocation.redis(config.redis_url, redis_prefix(config, spider_name))
     if config.dir:
-        return str(Path(config.dir).expanduser() / spider_name)
+        return StoreLocation.folder(Path(config.dir).expanduser() / spider_name)
     if jobdir:
-        return str(Path(jobdir) / "simdedup")
-    return data_path(f"simdedup/{spider_name}")
+        return StoreLocation.folder(Path(jobdir) / "simdedup")
+    return StoreLocation.folder(data_path(f"simdedup/{spider_name}"))
 
 
 def redis_prefix(config: SimDedupConfig, spider_name: str) -> str:

@@ -18,9 +18,8 @@ from pathlib import Path
 
 from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreLockedError
 from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.location import DEFAULT_REDIS_PREFIX, StoreLocation
 from scrapy_simdedup.index.opening import (
-    DEFAULT_REDIS_PREFIX,
-    REDIS_SCHEMES,
     in_use,
     open_stored_index,
     stored_params,
@@ -59,16 +58,18 @@ class RepairReport:
 
 
 def repair_index(
-    location: str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS_PREFIX
+    location: StoreLocation | str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS_PREFIX
 ) -> RepairReport:
     """Re-validate every entry of the index at ``location``, salvaging damaged files first.
 
     Raises ``StoreError`` when there is no index there, or when it is in use.
     """
-    text = os.fspath(location)
-    if text.startswith(REDIS_SCHEMES):
-        return _revalidate(text, prefix, backup=None, salvaged=False)
-    folder = Path(text).expanduser().resolve()
+    where = StoreLocation.parse(location, prefix=prefix)
+    if where.kind == "memory":
+        raise StoreError("a memory index lives only in the process that opened it")
+    if where.kind == "redis":
+        return _revalidate(where, backup=None, salvaged=False)
+    folder = Path(where.address)
     if not is_store(folder):
         raise StoreError(f"there is no scrapy-simdedup index at {folder}; nothing was changed")
     if in_use(folder):
@@ -76,30 +77,34 @@ def repair_index(
     backup = str(_back_up(folder))
     try:
         stored_params(folder)
-        return _revalidate(str(folder), prefix, backup=backup, salvaged=False)
+        return _revalidate(where, backup=backup, salvaged=False)
     except StoreDamagedError:
         _salvage(folder, backup)
-    return _revalidate(str(folder), prefix, backup=backup, salvaged=True)
+    return _revalidate(where, backup=backup, salvaged=True)
 
 
-def reset_index(location: str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS_PREFIX) -> bool:
+def reset_index(
+    location: StoreLocation | str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS_PREFIX
+) -> bool:
     """Delete the index at ``location`` and nothing else; True when there was one.
 
     In a folder only LevelDB's files and our marker go (a folder left empty is removed);
     in Redis only the index's own keys under ``prefix``.
     """
-    text = os.fspath(location)
-    if not text.startswith(REDIS_SCHEMES):
-        return destroy(text)
-    store = open_store("redis", url=text, prefix=prefix)
+    where = StoreLocation.parse(location, prefix=prefix)
+    if where.kind == "memory":
+        return False  # gone with the process that opened it
+    if where.kind == "leveldb":
+        return destroy(where.address)
+    store = open_store("redis", url=where.address, prefix=where.prefix)
     try:
         return store.destroy()  # type: ignore[attr-defined, no-any-return]
     finally:
         store.close()
 
 
-def _revalidate(location: str, prefix: str, *, backup: str | None, salvaged: bool) -> RepairReport:
-    with open_stored_index(location, prefix=prefix) as index:
+def _revalidate(where: StoreLocation, *, backup: str | None, salvaged: bool) -> RepairReport:
+    with open_stored_index(where) as index:
         content = index.repair()
         urls = index.stored_companion(keyspace.URL_INDEX)
         return RepairReport(

@@ -11,7 +11,6 @@ import os
 import secrets
 import threading
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreMismatchError
@@ -19,6 +18,7 @@ from scrapy_simdedup.fingerprint.simhash import DEFAULT_TOKENIZER
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE, SimHashIndex
+from scrapy_simdedup.index.location import DEFAULT_REDIS_PREFIX, StoreLocation
 from scrapy_simdedup.index.params import IndexParams
 from scrapy_simdedup.index.permuted import (
     PermutedIndex,
@@ -31,9 +31,6 @@ from scrapy_simdedup.index.tables import TableDesign, choose_design
 
 if TYPE_CHECKING:
     from scrapy_simdedup.index.stores.base import Store
-
-DEFAULT_REDIS_PREFIX = "simdedup"
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 @dataclass
@@ -48,7 +45,7 @@ _shared_lock = threading.Lock()
 
 
 def open_index(
-    location: str | os.PathLike[str],
+    location: StoreLocation | str | os.PathLike[str],
     *,
     max_distance: int = 3,
     expected_size: int = DEFAULT_EXPECTED_SIZE,
@@ -61,9 +58,10 @@ def open_index(
 ) -> SimHashIndex:
     """Open (or create) a SimHash index.
 
-    ``location`` is a folder (LevelDB; created if missing, refused if it holds anything
-    else), ``"memory"`` (private to this call), or a ``redis://``, ``rediss://`` or
-    ``unix://`` URL (shared by every process using it, keys under ``prefix``).
+    ``location`` is a ``StoreLocation``, or a string parsed into one: a folder (LevelDB;
+    created if missing, refused if it holds anything else), ``"memory"`` (private to this
+    call), or a ``redis://``, ``rediss://`` or ``unix://`` URL (shared by every process
+    using it, keys under ``prefix``).
     ``max_distance`` is k, 0 to 8; ``expected_size`` picks the table design (see
     ``choose_design``). ``seed`` is drawn at random for a new store and read back later;
     pass it only to insist on a value.
@@ -81,19 +79,20 @@ def open_index(
     )
     if seed is not None and not 0 <= seed < 2**32:
         raise ValueError(f"seed must be a 32-bit unsigned int, got {seed!r}")
-    if str(location) == "memory":
+    where = StoreLocation.parse(location, prefix=prefix)
+    if where.kind == "memory":
         store = open_store("memory", max_keys=memory_limit)
         core = PermutedIndex(store, design)
         return SimHashIndex(core, _establish(store, asked, seed), tokenizer, store.close)
-    if str(location).startswith(REDIS_SCHEMES):
-        store = open_store("redis", url=str(location), prefix=prefix)
+    if where.kind == "redis":
+        store = open_store("redis", url=where.address, prefix=where.prefix)
         try:
             params = _establish(store, asked, seed)
         except BaseException:
             store.close()
             raise
         return SimHashIndex(PermutedIndex(store, design), params, tokenizer, store.close)
-    folder = _folder(location)
+    folder = where.address
     with _shared_lock:
         shared = _shared.get(folder)
         if shared is None:
@@ -111,32 +110,34 @@ def open_index(
 
 
 def open_stored_index(
-    location: str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS_PREFIX
+    location: StoreLocation | str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS_PREFIX
 ) -> SimHashIndex:
     """Open an index that exists, with the parameters it was made with (for tools).
 
     Never creates a store: raises ``StoreError`` when there is none at ``location``.
     """
-    params = stored_params(location, prefix=prefix)
+    where = StoreLocation.parse(location, prefix=prefix)
+    params = stored_params(where)
     return open_index(
-        location,
+        where,
         max_distance=params.max_distance,
         blocks=params.blocks,
         tokenizer=Tokenizer.from_name(params.tokenizer),
         seed=params.seed,
-        prefix=prefix,
     )
 
 
 def stored_params(
-    location: str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS_PREFIX
+    location: StoreLocation | str | os.PathLike[str], *, prefix: str = DEFAULT_REDIS_PREFIX
 ) -> IndexParams:
     """The parameters an existing index was made with; ``StoreError`` when there is none."""
-    text = os.fspath(location)
-    if text.startswith(REDIS_SCHEMES):
-        store = open_store("redis", url=text, prefix=prefix)
+    where = StoreLocation.parse(location, prefix=prefix)
+    if where.kind == "memory":
+        raise StoreError("a memory index lives only in the process that opened it")
+    if where.kind == "redis":
+        store = open_store("redis", url=where.address, prefix=where.prefix)
     else:
-        folder = _folder(text)
+        folder = where.address
         if not is_store(folder):
             raise StoreError(f"there is no scrapy-simdedup index at {folder}")
         with _shared_lock:
@@ -158,20 +159,11 @@ def stored_params(
 
 def in_use(folder: str | os.PathLike[str]) -> bool:
     """True when a process (this one included) has the LevelDB index in ``folder`` open."""
-    resolved = _folder(folder)
+    resolved = StoreLocation.folder(folder).address
     with _shared_lock:
         if resolved in _shared:
             return True
     return leveldb_in_use(resolved)
-
-
-def _folder(location: str | os.PathLike[str]) -> str:
-    text = os.fspath(location)
-    if not text.strip() or "\x00" in text:
-        raise ValueError(
-            f"an index folder must be a non-empty path without NUL bytes, got {text!r}"
-        )
-    return str(Path(text).expanduser().resolve())
 
 
 def _establish(store: Store, asked: IndexParams, seed: int | None) -> IndexParams:

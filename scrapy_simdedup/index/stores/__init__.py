@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from scrapy_simdedup.index.location import STORE_KINDS
+
 if TYPE_CHECKING:
     from scrapy_simdedup.index.stores.base import Store
-
-STORE_NAMES = ("leveldb", "memory", "redis")
 
 
 def open_store(
@@ -34,4 +34,4 @@ def open_store(
                 "the redis store needs redis-py: pip install 'scrapy-simdedup[redis]'"
             ) from None
         return RedisStore(**options)  # type: ignore[arg-type]
-    raise ValueError(f"unknown store {name!r}; choose one of {', '.join(STORE_NAMES)}")
+    raise ValueError(f"unknown store {name!r}; choose one of {', '.join(STORE_KINDS)}")

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import contextlib
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit, urlunsplit
 
 import redis
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
 from scrapy_simdedup.errors import StoreError
+from scrapy_simdedup.index.location import redacted
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
@@ -45,7 +45,7 @@ class RedisStore:
     ) -> None:
         if not prefix or "{" in prefix or "}" in prefix:
             raise ValueError(f"a Redis prefix must be non-empty and without braces, got {prefix!r}")
-        self.location = f"{_redacted(url)} prefix {prefix}"
+        self.location = f"{redacted(url)} prefix {prefix}"
         self.max_bucket = max_bucket
         self.overflow = 0
         tag = "{" + prefix + "}"
@@ -63,7 +63,7 @@ class RedisStore:
             self._client.ping()
         except (redis.RedisError, ValueError) as exc:
             raise StoreError(
-                f"cannot reach Redis at {_redacted(url)} ({exc}); is redis-server running "
+                f"cannot reach Redis at {redacted(url)} ({exc}); is redis-server running "
                 "and SIMDEDUP_REDIS_URL right (host, port, password)?"
             ) from None
 
@@ -159,13 +159,3 @@ class RedisStore:
         if self._client is not None:
             self._client.close()
             self._client = None
-
-
-def _redacted(url: str) -> str:
-    """The URL without its password, for messages and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rpartition("@")
-    user = netloc[0].partition(":")[0]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[2]}"))
