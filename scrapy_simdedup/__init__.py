@@ -32,6 +32,7 @@ from scrapy_simdedup.fingerprint.simhash import (
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index.handle import SimHashIndex
+from scrapy_simdedup.index.location import StoreLocation
 from scrapy_simdedup.index.maintenance import RepairReport, repair_index, reset_index
 from scrapy_simdedup.index.opening import open_index, open_stored_index
 from scrapy_simdedup.index.permuted import Match, QueryOrAdd
@@ -76,6 +77,7 @@ __all__ = [
     "StoreDamagedError",
     "StoreError",
     "StoreFullError",
+    "StoreLocation",
     "StoreLockedError",
     "StoreMismatchError",
     "TextFingerprint",
