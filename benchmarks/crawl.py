@@ -1,6 +1,7 @@
 """Crawl cost: the demo spider with and without the plugin's components, same site, same run.
 
     python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps,scenarios]
+                                [--before CHECKOUT]
 
 ``pipeline``: pages/s of plain Scrapy against Scrapy with ContentSeenPipeline.
 ``middleware``: pages/s with UrlSimHashMiddleware alone on one host with nothing to skip
@@ -18,7 +19,9 @@ Scrapy (no pipeline, no middleware), once with the pipeline (a fresh LevelDB fol
 once with the pipeline fingerprinting in the crawl's own process, in turn; then the
 original host alone (every page new, so no copy is found by its text hash) with plain
 Scrapy and with the pipeline. pages/s is response_received_count / elapsed_time_seconds
-from Scrapy's own stats.
+from Scrapy's own stats. ``--before`` names a checkout of an earlier revision (``git worktree
+add /tmp/before REV``): each pipeline round then also crawls with that revision's code, so a
+change is measured against what it replaced in the same run.
 """
 
 from __future__ import annotations
@@ -60,12 +63,12 @@ def generated_sites() -> dict[str, dict[str, Page]]:
     return {"original": original, "mirror": dict(original), "partial": partial}
 
 
-def crawl(urls: list[str], settings: list[str]) -> dict[str, object]:
+def crawl(urls: list[str], settings: list[str], root: Path = ROOT) -> dict[str, object]:
     done = subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", "pages", "-a", "start_urls=" + ",".join(urls),
          "-s", "LOG_LEVEL=INFO", *settings],
-        cwd=DEMO, capture_output=True, text=True, check=True, timeout=1800,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=root / "demo_project", capture_output=True, text=True, check=True, timeout=1800,
+        env={**os.environ, "PYTHONPATH": str(root)},
     )  # fmt: skip
     match = _STATS.search(done.stderr)
     if match is None:
@@ -86,10 +89,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="pipeline,middleware,traps,scenarios")
+    parser.add_argument("--before", type=Path, help="a checkout of an earlier revision")
     args = parser.parse_args()
     parts = args.only.split(",")
     if "pipeline" in parts:
-        pipeline_cost(args.rounds)
+        pipeline_cost(args.rounds, args.before)
     if "middleware" in parts:
         middleware_cost(args.rounds)
     if "traps" in parts:
@@ -98,19 +102,25 @@ def main() -> None:
         url_scenarios(args.rounds)
 
 
-def pipeline_cost(rounds: int) -> None:
+def pipeline_cost(rounds: int, before: Path | None = None) -> None:
     sites = generated_sites()
     pages = sum(len(p) for p in sites.values())
-    rates: dict[str, list[float]] = {name: [] for name in ("plain", "helper", "inproc")}
+    rates: dict[str, list[float]] = {name: [] for name in ("plain", "helper", "inproc", "before")}
     fresh: dict[str, list[float]] = {"plain": [], "helper": []}
     with serve_sites(sites) as served, tempfile.TemporaryDirectory() as folder:
         urls = list(served.values())
         print(f"ContentSeenPipeline: {pages:,} pages on {len(sites)} hosts; {rounds} rounds")
         print("(the same site's original host alone: every page new, nothing to drop)\n")
+        if before is not None:
+            print(f"'before': the pipeline of the checkout {before}\n")
         print(f"{'round':>5} {'plain':>7} {'pipeline':>9} {'in-process':>11} {'dropped':>8}"
-              f"   {'new: plain':>10} {'pipeline':>9}  (pages/s)")  # fmt: skip
+              f"   {'new: plain':>10} {'pipeline':>9}"
+              f"{'   before' if before else ''}  (pages/s)")  # fmt: skip
         for n in range(rounds):
             rates["plain"].append(pages_per_second(crawl(urls, PLAIN)))
+            if before is not None:
+                earlier = ["-s", f"SIMDEDUP_DIR={folder}/b{n}", *NO_URL_CHECKS]
+                rates["before"].append(pages_per_second(crawl(urls, earlier, before)))
             stats = crawl(urls, ["-s", f"SIMDEDUP_DIR={folder}/{n}", *NO_URL_CHECKS])
             rates["helper"].append(pages_per_second(stats))
             alone = [
@@ -127,7 +137,8 @@ def pipeline_cost(rounds: int) -> None:
             print(
                 f"{n + 1:>5} {rates['plain'][-1]:>7,.0f} {rates['helper'][-1]:>9,.0f} "
                 f"{rates['inproc'][-1]:>11,.0f} {stats.get('simdedup/content/dropped', 0):>8,}"
-                f"   {fresh['plain'][-1]:>10,.0f} {fresh['helper'][-1]:>9,.0f}",
+                f"   {fresh['plain'][-1]:>10,.0f} {fresh['helper'][-1]:>9,.0f}"
+                + (f" {rates['before'][-1]:>8,.0f}" if before else ""),
                 flush=True,
             )
     print(f"\nmedian: plain Scrapy {statistics.median(rates['plain']):,.0f} pages/s")
@@ -136,6 +147,7 @@ def pipeline_cost(rounds: int) -> None:
         ("pipeline", rates["helper"], rates["plain"]),
         ("pipeline, SIMDEDUP_FINGERPRINT_PROCESS=False", rates["inproc"], rates["plain"]),
         ("every page new: pipeline", fresh["helper"], fresh["plain"]),
+        *((("before: pipeline", rates["before"], rates["plain"]),) if before else ()),
     ):
         rate = statistics.median(measured)
         paired = statistics.median(1 - m / p for m, p in zip(measured, plain, strict=True))
