@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from scrapy_simdedup import StoreError, open_index
+from scrapy_simdedup.index.stores.atomic import GuardedWrite
 from scrapy_simdedup.index.stores.redis import RedisStore
 from tests.support import processes
 from tests.support.crawls import (
@@ -73,6 +74,77 @@ def test_racing_workers_keep_each_page_exactly_once(redis_url: str, workers: int
     with open_index(redis_url, prefix="race") as index:
         assert len(index) == PAGES
         assert index.verify().consistent
+
+
+def test_look_ups_and_adds_take_no_lock(redis_url: str) -> None:
+    # A lock held elsewhere (here, forever) would stall every step for 30 s if any took it.
+    with open_index(redis_url, prefix="nolock") as index:
+        redis.Redis.from_url(redis_url).set("{nolock}:lock", "someone else")
+        started = time.monotonic()
+        assert index.query_or_add(0xF0F0, "a").added
+        assert not index.query_or_add(0xF0F1, "b").added
+        index.add(0x0F0F << 32, "c")
+        assert index.discard("c")
+        assert index.exact_or_add(7, "a") is None
+        assert index.exact_or_add(7, "b") == "a"
+        assert index.discard_exact(7, "a")
+        index.record_sentences([1, 2], "a")
+        assert time.monotonic() - started < 10
+        assert len(index) == 1
+        assert index.verify().consistent
+
+
+def test_a_guarded_write_whose_expectation_fails_writes_nothing(redis_url: str) -> None:
+    store = RedisStore(redis_url, "guard")
+    try:
+        store.write({b"k": b"1"})
+        stale = GuardedWrite(
+            {b"n": b"x"}, deletes=[b"k"], expect={b"k": b"0"}, counter=b"c", delta=1
+        )
+        assert not store.write_if(stale)
+        assert (store.get(b"k"), store.get(b"n"), store.get(b"c")) == (b"1", None, None)
+        fresh = GuardedWrite({b"n": b"x"}, deletes=[b"k"], expect={b"k": b"1", b"m": None},
+                             counter=b"c", delta=1)  # fmt: skip
+        assert store.write_if(fresh)
+        assert (store.get(b"k"), store.get(b"n"), store.get(b"c")) == (
+            None,
+            b"x",
+            bytes(7) + b"\x01",
+        )
+        assert store.keys([(b"a", b"z")]) == [b"c", b"n"]
+        assert store.put_absent({b"n": b"y", b"o": b"z"}) == {b"n": b"x"}
+        assert (store.get(b"n"), store.get(b"o")) == (b"x", b"z")
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("workers", [2, 4])
+def test_racing_workers_move_and_discard_one_key_consistently(redis_url: str, workers: int) -> None:
+    # Every worker adds, moves and discards the same keys: guarded writes retry, so the
+    # count and the tables always agree with the records left.
+    code = textwrap.dedent(
+        """
+        import random, sys
+        from scrapy_simdedup import open_index
+        rng = random.Random(int(sys.argv[2]))
+        with open_index(sys.argv[1], prefix="moves") as index:
+            for n in range(400):
+                key = f"page/{rng.randrange(20)}"
+                if rng.random() < 0.3:
+                    index.discard(key)
+                else:
+                    index.add(rng.getrandbits(64), key)
+        """
+    )
+    racers = [
+        processes.popen([sys.executable, "-c", code, redis_url, str(w)], cwd=ROOT)
+        for w in range(workers)
+    ]
+    assert all(p.wait(timeout=300) == 0 for p in racers)
+    with open_index(redis_url, prefix="moves") as index:
+        verification = index.verify()
+        assert verification.consistent
+        assert len(index) == verification.documents
 
 
 @pytest.fixture
