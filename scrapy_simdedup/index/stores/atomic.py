@@ -67,3 +67,8 @@ class AtomicStore(Store, Protocol):
 
     def put_absent(self, puts: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
         """Put each key that is absent; return the present ones with their values."""
+
+    def append(self, counter: bytes, prefix: bytes, value: bytes, keep: int) -> int:
+        """Number an entry: ``counter`` (an 8-byte big-endian count) goes up by one and
+        ``value`` is put at ``prefix`` + that number (8 bytes); the entry ``keep`` numbers
+        back is deleted, so at most ``keep`` stay. Returns the number."""

@@ -69,6 +69,7 @@ class RedisStore:
             self._near_or_write = self._client.register_script(redis_scripts.NEAR_OR_WRITE)
             self._write_if = self._client.register_script(redis_scripts.WRITE_IF)
             self._put_absent = self._client.register_script(redis_scripts.PUT_ABSENT)
+            self._append = self._client.register_script(redis_scripts.APPEND)
         except (redis.RedisError, ValueError) as exc:
             raise StoreError(
                 f"cannot reach Redis at {redacted(url)} ({exc}); is redis-server running "
@@ -168,6 +169,16 @@ class RedisStore:
         except redis.RedisError as exc:
             raise StoreError(f"writing {self.location} failed: {exc}") from exc
         return dict(zip(reply[::2], reply[1::2], strict=True))
+
+    def append(self, counter: bytes, prefix: bytes, value: bytes, keep: int) -> int:
+        self._open()
+        try:
+            number = self._append(
+                keys=[self._keys, self._values], args=[counter, prefix, value, keep]
+            )
+        except redis.RedisError as exc:
+            raise StoreError(f"writing {self.location} failed: {exc}") from exc
+        return int(number)
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:

@@ -72,6 +72,28 @@ return 0
 """
 )
 
+# ARGV: counter, prefix, value, keep. Returns the entry's number.
+APPEND = (
+    _WRITE
+    + """
+local raw = redis.call('HGET', KEYS[2], ARGV[1])
+local n = 1
+if raw then
+  n = 0
+  for b = 1, #raw do n = n * 256 + string.byte(raw, b) end
+  n = n + 1
+end
+put(ARGV[1], count_bytes(n))
+put(ARGV[2] .. count_bytes(n), ARGV[3])
+local gone = n - tonumber(ARGV[4])
+if gone >= 1 then
+  redis.call('ZREM', KEYS[1], ARGV[2] .. count_bytes(gone))
+  redis.call('HDEL', KEYS[2], ARGV[2] .. count_bytes(gone))
+end
+return n
+"""
+)
+
 PUT_ABSENT = """
 local present = {}
 for i = 1, #ARGV, 2 do
