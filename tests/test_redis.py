@@ -26,6 +26,7 @@ from tests.support.crawls import (
     run_crawl,
     serve_sites,
 )
+from tests.support.racers import race
 from tests.support.redisserver import RedisServer
 from tests.support.waits import wait_until
 
@@ -36,44 +37,10 @@ pytestmark = pytest.mark.timeout(900)
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = 3000
 
-# Each worker feeds its own 1-bit-altered copy of the same pages, in the same order, from the
-# same moment on; it prints how many it kept.
-_WORKER = textwrap.dedent(
-    """
-    import random, sys, time
-    from scrapy_simdedup import open_index
-    url, worker, pages, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-    rng = random.Random(7)
-    fingerprints = [rng.getrandbits(64) for _ in range(pages)]
-    with open_index(url, prefix="race") as index:
-        while time.time() < start:
-            time.sleep(0.001)
-        kept = 0
-        for n, fp in enumerate(fingerprints):
-            kept += index.query_or_add(fp ^ (1 << worker), f"w{worker}/page/{n}").added
-    print(kept)
-    """
-)
-
 
 @pytest.mark.parametrize("workers", [2, 4])
 def test_racing_workers_keep_each_page_exactly_once(redis_url: str, workers: int) -> None:
-    start = time.time() + 3
-    racers = [
-        processes.popen(
-            [sys.executable, "-c", _WORKER, redis_url, str(w), str(PAGES), str(start)],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
-        )
-        for w in range(workers)
-    ]
-    kept = [int(p.communicate(timeout=600)[0]) for p in racers]
-    assert all(p.returncode == 0 for p in racers)
-    assert sum(kept) == PAGES
-    with open_index(redis_url, prefix="race") as index:
-        assert len(index) == PAGES
-        assert index.verify().consistent
+    race(redis_url, workers, PAGES)
 
 
 def test_look_ups_and_adds_take_no_lock(redis_url: str) -> None:

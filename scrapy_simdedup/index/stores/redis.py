@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import redis
 from redis.backoff import ExponentialBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from scrapy_simdedup.errors import StoreError
@@ -57,15 +58,21 @@ class RedisStore:
         self._keys = f"{tag}:keys"
         self._values = f"{tag}:values"
         self._lock_name = f"{tag}:lock"
+        options = {
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+            "retry": Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
+        }
         try:
-            self._client: redis.Redis | None = redis.Redis.from_url(
-                url,
-                socket_timeout=timeout,
-                socket_connect_timeout=timeout,
-                retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
-                retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+            self._client: redis.Redis | RedisCluster | None = redis.Redis.from_url(
+                url, retry_on_error=[redis.ConnectionError, redis.TimeoutError], **options
             )
             self._client.ping()
+            if self._client.info("cluster").get("cluster_enabled"):
+                # Every key shares the hash tag: one slot, so the scripts run on its master.
+                self._client.close()
+                self._client = RedisCluster.from_url(url, **options)
+                self.location += " (Redis Cluster, one slot)"
             self._near_or_write = self._client.register_script(redis_scripts.NEAR_OR_WRITE)
             self._write_if = self._client.register_script(redis_scripts.WRITE_IF)
             self._put_absent = self._client.register_script(redis_scripts.PUT_ABSENT)
@@ -76,7 +83,7 @@ class RedisStore:
                 "and SIMDEDUP_REDIS_URL right (host, port, password)?"
             ) from None
 
-    def _open(self) -> redis.Redis:
+    def _open(self) -> redis.Redis | RedisCluster:
         if self._client is None:
             raise StoreError(f"{self.location} is closed")
         return self._client
