@@ -46,7 +46,7 @@ def test_racing_workers_keep_each_page_exactly_once(redis_url: str, workers: int
 def test_look_ups_and_adds_take_no_lock(redis_url: str) -> None:
     # A lock held elsewhere (here, forever) would stall every step for 30 s if any took it.
     with open_index(redis_url, prefix="nolock") as index:
-        redis.Redis.from_url(redis_url).set("{nolock}:lock", "someone else")
+        redis.Redis.from_url(redis_url).set("{nolock}:open-lock", "someone else")
         started = time.monotonic()
         assert index.query_or_add(0xF0F0, "a").added
         assert not index.query_or_add(0xF0F1, "b").added
@@ -59,6 +59,14 @@ def test_look_ups_and_adds_take_no_lock(redis_url: str) -> None:
         assert time.monotonic() - started < 10
         assert len(index) == 1
         assert index.verify().consistent
+
+
+def test_a_worker_of_an_earlier_version_is_refused(redis_url: str) -> None:
+    # Earlier versions took this lock around every look-up-and-add (redis-py's Lock).
+    with open_index(redis_url, prefix="upgrade"):
+        client = redis.Redis.from_url(redis_url)
+        assert not client.lock("{upgrade}:lock", timeout=30, blocking_timeout=0.2).acquire()
+        assert b"upgrade every worker" in client.get("{upgrade}:lock")  # type: ignore[operator]
 
 
 def test_a_guarded_write_whose_expectation_fails_writes_nothing(redis_url: str) -> None:

@@ -35,6 +35,13 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_BUCKET = 10_000
 LOCK_SECONDS = 30.0  # a holder that died frees the lock after this long
+RETIRED = (
+    b"retired: scrapy-simdedup looks up and adds with Lua scripts now, without this lock; "
+    b"a worker waiting here runs an older version: upgrade every worker of this store"
+)
+"""Kept in the lock key earlier versions took around every look-up-and-add: a worker of such
+a version waits on it for 30 s and stops with a store error, so it never adds unguarded
+beside workers that run the scripts."""
 _SCAN_CHUNK = 1_000
 
 
@@ -57,7 +64,8 @@ class RedisStore:
         tag = "{" + prefix + "}"
         self._keys = f"{tag}:keys"
         self._values = f"{tag}:values"
-        self._lock_name = f"{tag}:lock"
+        self._lock_name = f"{tag}:open-lock"
+        self._retired_lock = f"{tag}:lock"
         options = {
             "socket_timeout": timeout,
             "socket_connect_timeout": timeout,
@@ -191,10 +199,10 @@ class RedisStore:
     def locked(self) -> Iterator[None]:
         """Held across processes for rare whole-store steps (creating the store, repair);
         look-ups and adds never take it: they are the atomic scripts above."""
-        lock = self._open().lock(
-            self._lock_name, timeout=LOCK_SECONDS, blocking_timeout=LOCK_SECONDS
-        )
+        client = self._open()
+        lock = client.lock(self._lock_name, timeout=LOCK_SECONDS, blocking_timeout=LOCK_SECONDS)
         try:
+            client.set(self._retired_lock, RETIRED)  # opening an index for writing comes here
             acquired = lock.acquire()
         except redis.RedisError as exc:
             raise StoreError(f"locking {self.location} failed: {exc}") from exc
@@ -207,7 +215,8 @@ class RedisStore:
                 lock.release()
 
     def destroy(self) -> bool:
-        """Delete this store's keys (and only those); True when there were any."""
+        """Delete this store's keys (and only those); True when there were any. The retired
+        lock stays: a worker of an earlier version must still be refused."""
         try:
             return bool(self._open().delete(self._keys, self._values, self._lock_name))
         except redis.RedisError as exc:
