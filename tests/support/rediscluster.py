@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import redis
+import redis.cluster
 
 from tests.support import processes
 from tests.support.redisserver import _free_port, redis_binary
@@ -29,6 +30,7 @@ class RedisCluster:
         self.bus_ports = [_free_port() for _ in range(masters)]  # else port + 10000
         self.url = f"redis://127.0.0.1:{self.ports[0]}/0"
         self.servers: list[subprocess.Popen[bytes]] = []
+        self.commands: list[list[str]] = []
 
     def start(self) -> None:
         server = redis_binary()
@@ -42,9 +44,8 @@ class RedisCluster:
                 "--cluster-port", str(bus),
                 "--save", "", "--appendonly", "yes", "--appendfsync", "always",
             ]  # fmt: skip
-            self.servers.append(
-                processes.popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            )
+            self.commands.append(command)
+            self.servers.append(_launch(command))
         for port in self.ports:
             _wait(lambda p=port: _ping(p), f"redis-server on port {port}")  # type: ignore[misc]
         processes.run(
@@ -52,6 +53,25 @@ class RedisCluster:
              "--cluster-replicas", "0", "--cluster-yes"],
             timeout=START_TIMEOUT, check=True, capture_output=True,
         )  # fmt: skip
+        for port in self.ports:
+            _wait(lambda p=port: _cluster_ok(p), f"cluster_state:ok on port {port}")  # type: ignore[misc]
+
+    def master_of(self, key: str) -> int:
+        """Which of ``ports`` serves the slot of ``key``."""
+        client = redis.cluster.RedisCluster(host="127.0.0.1", port=self.ports[0])
+        try:
+            return self.ports.index(client.get_node_from_key(key).port)
+        finally:
+            client.close()
+
+    def kill(self, node: int) -> None:
+        """SIGKILL one master: a crash, or the OOM killer."""
+        self.servers[node].kill()
+        self.servers[node].wait(timeout=10)
+
+    def restart(self, node: int) -> None:
+        """The killed master again, same folder: it replays its append-only file."""
+        self.servers[node] = _launch(self.commands[node])
         for port in self.ports:
             _wait(lambda p=port: _cluster_ok(p), f"cluster_state:ok on port {port}")  # type: ignore[misc]
 
@@ -69,6 +89,10 @@ class RedisCluster:
                     process.kill()
                     process.wait(timeout=10)
         self.servers = []
+
+
+def _launch(command: list[str]) -> subprocess.Popen[bytes]:
+    return processes.popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _ping(port: int) -> bool:
