@@ -10,10 +10,13 @@ all agree. Baselines: a brute-force numpy XOR + popcount scan, numpy sorted perm
 
 ``--only leveldb,redis-1-clients,redis-4-clients,redis-8-clients`` measures the Redis store
 (a redis-server started on 127.0.0.1 without persistence) with 1, 4 and 8 client processes
-sharing one index, LevelDB in the same run. After the adds and the queries, every store
-also runs one look-up-and-add (``query_or_add``, what the pipeline does per page) for each
-query, under a new key: ``qadds/s`` is their total rate (all clients, wall clock) and
-``qa p99`` the 99th percentile of one call's latency over all clients.
+sharing one index, LevelDB in the same run; ``cluster-4-clients`` (any count) does the same
+on a 3-master Redis Cluster started on 127.0.0.1 (the index in its one slot).
+
+After the adds and the queries, every store also runs one look-up-and-add (``query_or_add``,
+what the pipeline does per page) for each query, under a new key: ``qadds/s`` is their total
+rate (all clients, wall clock) and ``qa p99`` the 99th percentile of one call's latency over
+all clients.
 """
 
 from __future__ import annotations
@@ -62,10 +65,11 @@ def data(size: int, queries: int) -> tuple[np.ndarray, list[int]]:
 def run_one(name: str, size: int, queries: int, scan_queries: int) -> dict[str, object]:
     stored, asked = data(size, queries)
     folder = Path(tempfile.mkdtemp(prefix="simdedup-bench-"))
-    if name.startswith("redis-") and name.endswith("-clients"):
+    if name.startswith(("redis-", "cluster-")) and name.endswith("-clients"):
         clients = int(name.split("-")[1])
+        start = _redis_cluster if name.startswith("cluster-") else _redis_server
         try:
-            return _redis_clients(stored, asked, folder, clients=clients, head=scan_queries)
+            return _redis_clients(stored, asked, start(folder), clients, head=scan_queries)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
     try:
@@ -147,8 +151,8 @@ def _implementation(name: str, folder: Path, size: int) -> Impl:
         def close() -> None:
             index.close()
             if server:
-                server[0].terminate()
-                server[0].wait()
+                server[0][0].terminate()
+                server[0][0].wait()
 
         def query(fp: int) -> list[int]:
             return [int(m.key) for m in index.query(fp)]
@@ -178,18 +182,17 @@ def _implementation(name: str, folder: Path, size: int) -> Impl:
     return build_package, query_package, lambda: None, None
 
 
-def _redis_server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """A redis-server on a free loopback port, no persistence (RSS is the server's own)."""
-    import socket
+Servers = tuple[list[subprocess.Popen[bytes]], str]
 
+
+def _redis_server(folder: Path, *options: str) -> Servers:
+    """A redis-server on a free loopback port, no persistence (RSS is the server's own)."""
     import redis
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = _free_port()
     process = subprocess.Popen(
         ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder),
-         "--save", "", "--appendonly", "no"],
+         "--save", "", "--appendonly", "no", *options],
         stdout=subprocess.DEVNULL,
     )  # fmt: skip
     url = f"redis://127.0.0.1:{port}/0"
@@ -199,16 +202,52 @@ def _redis_server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
             break
         except redis.ConnectionError:
             time.sleep(0.05)
-    return process, url
+    return [process], url
+
+
+def _redis_cluster(folder: Path, masters: int = 3) -> Servers:
+    """``masters`` redis-servers joined into a Redis Cluster (``redis-cli --cluster create``)."""
+    import redis
+
+    nodes = []
+    for n in range(masters):
+        (folder / str(n)).mkdir()
+        nodes.append(
+            _redis_server(
+                folder / str(n), "--cluster-enabled", "yes",
+                "--cluster-port", str(_free_port()),  # not port + 10000: it may pass 65535
+            )
+        )  # fmt: skip
+    addresses = [url.removeprefix("redis://").removesuffix("/0") for _, url in nodes]
+    subprocess.run(
+        ["redis-cli", "--cluster", "create", *addresses, "--cluster-replicas", "0",
+         "--cluster-yes"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    for _ in range(600):
+        info = redis.Redis.from_url(nodes[0][1]).cluster("info")
+        if str(info.get("cluster_state") if isinstance(info, dict) else info).find("ok") >= 0:
+            break
+        time.sleep(0.05)
+    return [process for processes, _ in nodes for process in processes], nodes[0][1]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def _redis_clients(
-    stored: np.ndarray, asked: list[int], folder: Path, clients: int, head: int
+    stored: np.ndarray, asked: list[int], servers: Servers, clients: int, head: int
 ) -> dict[str, object]:
     """Adds and queries split over ``clients`` processes sharing one Redis index."""
     from concurrent.futures import ProcessPoolExecutor
 
-    server, url = _redis_server(folder)
+    processes, url = servers
     try:
         with ProcessPoolExecutor(clients) as pool:
             list(pool.map(_warm, range(clients)))  # process start-up is not the store's cost
@@ -225,8 +264,9 @@ def _redis_clients(
             # From the first call of any client to the last: opening the index is not counted.
             qa_seconds = max(end for _, end, _ in timed) - min(begin for begin, _, _ in timed)
     finally:
-        server.terminate()
-        server.wait()
+        for process in processes:
+            process.terminate()
+            process.wait()
     digest, head_checksum = hashlib.sha256(), ""
     ordered = [answers[n % clients][n // clients] for n in range(len(asked))]
     for n, answer in enumerate(ordered, 1):

@@ -85,7 +85,7 @@ def redis_memory(pages: int) -> None:
     from scrapy_simdedup.index.location import DEFAULT_REDIS_PREFIX
 
     folder = Path(tempfile.mkdtemp(prefix="simdedup-redis-memory-"))
-    server, url = _redis_server(folder)
+    servers, url = _redis_server(folder)
     try:
         client = redis.Redis.from_url(url)
         before = client.info("memory")
@@ -97,8 +97,8 @@ def redis_memory(pages: int) -> None:
         )
         entries = client.zcard(f"{tag}:keys")
     finally:
-        server.terminate()
-        server.wait()
+        servers[0].terminate()
+        servers[0].wait()
         shutil.rmtree(folder, ignore_errors=True)
     used = (after["used_memory"] - before["used_memory"]) / pages
     rss = (after["used_memory_rss"] - before["used_memory_rss"]) / pages
