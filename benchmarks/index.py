@@ -8,8 +8,15 @@ random 64-bit fingerprints and answers the same queries: half are stored fingerp
 all agree. Baselines: a brute-force numpy XOR + popcount scan, numpy sorted permuted tables
 (the in-RAM reference), and the ``simhash`` package's ``SimhashIndex``.
 
-``--only leveldb,redis,redis-4-clients`` measures the Redis store (a redis-server started
-on 127.0.0.1 without persistence) with one client process and with four sharing one index.
+``--only leveldb,redis-1-clients,redis-4-clients,redis-8-clients`` measures the Redis store
+(a redis-server started on 127.0.0.1 without persistence) with 1, 4 and 8 client processes
+sharing one index, LevelDB in the same run; ``cluster-4-clients`` (any count) does the same
+on a 3-master Redis Cluster started on 127.0.0.1 (the index in its one slot).
+
+After the adds and the queries, every store also runs one look-up-and-add (``query_or_add``,
+what the pipeline does per page) for each query, under a new key: ``qadds/s`` is their total
+rate (all clients, wall clock) and ``qa p99`` the 99th percentile of one call's latency over
+all clients.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import random
 import resource
 import shutil
@@ -34,7 +42,8 @@ sys.path.insert(0, str(ROOT))
 
 K = 3
 IMPLEMENTATIONS = ("leveldb", "memory", "numpy-tables", "numpy-scan", "simhash-package")
-REDIS_IMPLEMENTATIONS = ("redis", "redis-4-clients")  # --only leveldb,redis,redis-4-clients
+REDIS_IMPLEMENTATIONS = ("redis", "redis-1-clients", "redis-4-clients", "redis-8-clients")
+QUERY_OR_ADD = ("leveldb", "memory", "redis")  # in-process stores that also look up and add
 
 
 def data(size: int, queries: int) -> tuple[np.ndarray, list[int]]:
@@ -56,13 +65,15 @@ def data(size: int, queries: int) -> tuple[np.ndarray, list[int]]:
 def run_one(name: str, size: int, queries: int, scan_queries: int) -> dict[str, object]:
     stored, asked = data(size, queries)
     folder = Path(tempfile.mkdtemp(prefix="simdedup-bench-"))
-    if name == "redis-4-clients":
+    if name.startswith(("redis-", "cluster-")) and name.endswith("-clients"):
+        clients = int(name.split("-")[1])
+        start = _redis_cluster if name.startswith("cluster-") else _redis_server
         try:
-            return _redis_clients(stored, asked, folder, clients=4, head=scan_queries)
+            return _redis_clients(stored, asked, start(folder), clients, head=scan_queries)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
     try:
-        build, query, close = _implementation(name, folder, size)
+        build, query, close, query_or_add = _implementation(name, folder, size)
         start = time.perf_counter()
         build(stored)
         add_seconds = time.perf_counter() - start
@@ -76,6 +87,7 @@ def run_one(name: str, size: int, queries: int, scan_queries: int) -> dict[str, 
             digest.update(json.dumps(sorted(answer)).encode())
             if n == scan_queries:
                 head = digest.hexdigest()[:12]
+        qa = [] if query_or_add is None else _timed(query_or_add, asked)
         close()
         disk = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     finally:
@@ -86,6 +98,7 @@ def run_one(name: str, size: int, queries: int, scan_queries: int) -> dict[str, 
         "queries_per_s": len(asked) / (lat.sum() / 1e3),
         "p50_ms": float(np.percentile(lat, 50)),
         "p99_ms": float(np.percentile(lat, 99)),
+        **_query_or_add_figures(qa, sum(qa) / 1e9),
         "disk_mb": disk / 2**20,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "checksum": digest.hexdigest()[:12],
@@ -93,7 +106,31 @@ def run_one(name: str, size: int, queries: int, scan_queries: int) -> dict[str, 
     }
 
 
-Impl = tuple[Callable[[np.ndarray], None], Callable[[int], list[int]], Callable[[], None]]
+Impl = tuple[
+    Callable[[np.ndarray], None],
+    Callable[[int], list[int]],
+    Callable[[], None],
+    Callable[[int, str], object] | None,
+]
+
+
+def _timed(query_or_add: Callable[[int, str], object], asked: list[int]) -> list[int]:
+    """Nanoseconds of one look-up-and-add per query, each under a key never stored."""
+    latencies = []
+    for n, fp in enumerate(asked):
+        t0 = time.perf_counter_ns()
+        query_or_add(fp, f"new/{n}")
+        latencies.append(time.perf_counter_ns() - t0)
+    return latencies
+
+
+def _query_or_add_figures(latencies: list[int], seconds: float) -> dict[str, float]:
+    if not latencies:
+        return {"qadds_per_s": float("nan"), "qadd_p99_ms": float("nan")}
+    return {
+        "qadds_per_s": len(latencies) / seconds,
+        "qadd_p99_ms": float(np.percentile(np.array(latencies) / 1e6, 99)),
+    }
 
 
 def _implementation(name: str, folder: Path, size: int) -> Impl:
@@ -114,10 +151,13 @@ def _implementation(name: str, folder: Path, size: int) -> Impl:
         def close() -> None:
             index.close()
             if server:
-                server[0].terminate()
-                server[0].wait()
+                server[0][0].terminate()
+                server[0][0].wait()
 
-        return build, lambda fp: [int(m.key) for m in index.query(fp)], close
+        def query(fp: int) -> list[int]:
+            return [int(m.key) for m in index.query(fp)]
+
+        return build, query, close, index.query_or_add
     if name == "numpy-scan":
         held: list[np.ndarray] = []
 
@@ -125,7 +165,7 @@ def _implementation(name: str, folder: Path, size: int) -> Impl:
             distances = np.bitwise_count(held[0] ^ np.uint64(fp))
             return np.flatnonzero(distances <= K).tolist()
 
-        return held.append, scan, lambda: None
+        return held.append, scan, lambda: None, None
     if name == "numpy-tables":
         return _numpy_tables()
     from simhash import Simhash, SimhashIndex
@@ -139,21 +179,20 @@ def _implementation(name: str, folder: Path, size: int) -> Impl:
     def query_package(fp: int) -> list[int]:
         return [int(key) for key in package_index.get_near_dups(Simhash(fp))]
 
-    return build_package, query_package, lambda: None
+    return build_package, query_package, lambda: None, None
 
 
-def _redis_server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+Servers = tuple[list[subprocess.Popen[bytes]], str]
+
+
+def _redis_server(folder: Path, *options: str) -> Servers:
     """A redis-server on a free loopback port, no persistence (RSS is the server's own)."""
-    import socket
-
     import redis
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = _free_port()
     process = subprocess.Popen(
         ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder),
-         "--save", "", "--appendonly", "no"],
+         "--save", "", "--appendonly", "no", *options],
         stdout=subprocess.DEVNULL,
     )  # fmt: skip
     url = f"redis://127.0.0.1:{port}/0"
@@ -163,16 +202,52 @@ def _redis_server(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
             break
         except redis.ConnectionError:
             time.sleep(0.05)
-    return process, url
+    return [process], url
+
+
+def _redis_cluster(folder: Path, masters: int = 3) -> Servers:
+    """``masters`` redis-servers joined into a Redis Cluster (``redis-cli --cluster create``)."""
+    import redis
+
+    nodes = []
+    for n in range(masters):
+        (folder / str(n)).mkdir()
+        nodes.append(
+            _redis_server(
+                folder / str(n), "--cluster-enabled", "yes",
+                "--cluster-port", str(_free_port()),  # not port + 10000: it may pass 65535
+            )
+        )  # fmt: skip
+    addresses = [url.removeprefix("redis://").removesuffix("/0") for _, url in nodes]
+    subprocess.run(
+        ["redis-cli", "--cluster", "create", *addresses, "--cluster-replicas", "0",
+         "--cluster-yes"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    for _ in range(600):
+        info = redis.Redis.from_url(nodes[0][1]).cluster("info")
+        if str(info.get("cluster_state") if isinstance(info, dict) else info).find("ok") >= 0:
+            break
+        time.sleep(0.05)
+    return [process for processes, _ in nodes for process in processes], nodes[0][1]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def _redis_clients(
-    stored: np.ndarray, asked: list[int], folder: Path, clients: int, head: int
+    stored: np.ndarray, asked: list[int], servers: Servers, clients: int, head: int
 ) -> dict[str, object]:
     """Adds and queries split over ``clients`` processes sharing one Redis index."""
     from concurrent.futures import ProcessPoolExecutor
 
-    server, url = _redis_server(folder)
+    processes, url = servers
     try:
         with ProcessPoolExecutor(clients) as pool:
             list(pool.map(_warm, range(clients)))  # process start-up is not the store's cost
@@ -184,9 +259,14 @@ def _redis_clients(
             start = time.perf_counter()
             answers = list(pool.map(_redis_query_part, slices))
             query_seconds = time.perf_counter() - start
+            timed = list(pool.map(_redis_query_or_add_part, slices))
+            qa = [ns for _, _, part in timed for ns in part]
+            # From the first call of any client to the last: opening the index is not counted.
+            qa_seconds = max(end for _, end, _ in timed) - min(begin for begin, _, _ in timed)
     finally:
-        server.terminate()
-        server.wait()
+        for process in processes:
+            process.terminate()
+            process.wait()
     digest, head_checksum = hashlib.sha256(), ""
     ordered = [answers[n % clients][n // clients] for n in range(len(asked))]
     for n, answer in enumerate(ordered, 1):
@@ -198,6 +278,7 @@ def _redis_clients(
         "p50_ms": float("nan"), "p99_ms": float("nan"), "disk_mb": 0.0,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "checksum": digest.hexdigest()[:12], "head_checksum": head_checksum,
+        **_query_or_add_figures(qa, qa_seconds),
     }  # fmt: skip
 
 
@@ -220,6 +301,17 @@ def _redis_query_part(part: tuple[str, list[int]]) -> list[list[int]]:
     url, fingerprints = part
     with open_index(url, max_distance=K) as index:
         return [[int(m.key) for m in index.query(fp)] for fp in fingerprints]
+
+
+def _redis_query_or_add_part(part: tuple[str, list[int]]) -> tuple[float, float, list[int]]:
+    """(wall clock at the first call, at the end, each call's nanoseconds)."""
+    from scrapy_simdedup.index.opening import open_index
+
+    url, fingerprints = part
+    with open_index(url, max_distance=K) as index:
+        begin = time.time()
+        latencies = _timed(index.query_or_add, fingerprints)
+        return begin, time.time(), latencies
 
 
 def _fingerprints(stored: np.ndarray) -> Iterator[tuple[int, int]]:
@@ -260,7 +352,7 @@ def _numpy_tables() -> Impl:
             found.update(order[lo + hits].tolist())
         return list(found)
 
-    return build, query, lambda: None
+    return build, query, lambda: None, None
 
 
 def main() -> None:
@@ -276,7 +368,8 @@ def main() -> None:
         print(json.dumps(run_one(args.run, args.size, args.queries, args.scan_queries)))
         return
     print(f"{'N':>10} {'implementation':16} {'adds/s':>10} {'queries/s':>10} {'p50 ms':>8} "
-          f"{'p99 ms':>8} {'disk MB':>8} {'RSS MB':>8}  answers")  # fmt: skip
+          f"{'p99 ms':>8} {'qadds/s':>9} {'qa p99':>7} {'disk MB':>8} {'RSS MB':>8}  "
+          "answers")  # fmt: skip
     for size in (int(s) for s in args.sizes.split(",")):
         _compare(size, args, args.only.split(","))
 
@@ -298,10 +391,17 @@ def _compare(size: int, args: argparse.Namespace, names: Iterable[str]) -> None:
         adds = "-" if name == "numpy-scan" else f"{result['adds_per_s']:,.0f}"
         print(
             f"{size:>10,} {name:16} {adds:>10} {result['queries_per_s']:>10,.0f} "
-            f"{result['p50_ms']:>8.3f} {result['p99_ms']:>8.3f} {result['disk_mb']:>8.1f} "
+            f"{result['p50_ms']:>8.3f} {result['p99_ms']:>8.3f} "
+            f"{_figure(result['qadds_per_s'], 9, ',.0f')} "
+            f"{_figure(result['qadd_p99_ms'], 7, '.3f')} {result['disk_mb']:>8.1f} "
             f"{result['peak_rss_mb']:>8.0f}  {'same' if agree else 'DIFFERENT'}",
             flush=True,
         )
+
+
+def _figure(value: float, width: int, spec: str) -> str:
+    """A figure right-aligned in ``width``; a NaN (not measured) as a dash."""
+    return "-".rjust(width) if math.isnan(value) else format(value, f">{width}{spec}")
 
 
 if __name__ == "__main__":

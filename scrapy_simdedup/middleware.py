@@ -126,6 +126,7 @@ class UrlSimHashMiddleware:
         """Before the crawl ends: re-issue every bet that cannot be final."""
         if self.judge is None or self.bets is None or self._failed:
             return
+        self._refresh_rules()
         if self.bets.before_idle(self.judge.learner.stands, self.judge.brought):
             raise DontCloseSpider
 
@@ -232,6 +233,7 @@ class UrlSimHashMiddleware:
             raise IgnoreRequest("simdedup: predicted duplicate (already parked)")
         if scheduling and self.judge.covers(parts.url):
             return  # the same URL again: the dupefilter's business, not ours
+        self._refresh_rules()
         try:
             decision = self.judge.decide(parts)
         except StoreError as exc:
@@ -314,6 +316,20 @@ class UrlSimHashMiddleware:
         except StoreError as exc:
             self._store_failed(exc)
             return None
+
+    def _refresh_rules(self) -> None:
+        """Rules shared by the other workers on the store (every few seconds at most);
+        the bets on rules that their evidence weakened are re-issued."""
+        assert self.judge is not None
+        weakened = self._guarded(self.judge.refresh) or []
+        for rule in weakened:
+            reissued = self.bets.weakened(rule.identity) if self.bets else 0
+            logger.debug(
+                "simdedup: another worker saw %s fail, %d parked requests re-issued",
+                rule.describe(), reissued,
+            )  # fmt: skip
+        if weakened:
+            self._count_rules()
 
     def _count_rules(self) -> None:
         if self.judge is None:

@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from scrapy_simdedup import StoreError, open_index
+from scrapy_simdedup.index.stores.atomic import GuardedWrite
 from scrapy_simdedup.index.stores.redis import RedisStore
 from tests.support import processes
 from tests.support.crawls import (
@@ -25,6 +26,7 @@ from tests.support.crawls import (
     run_crawl,
     serve_sites,
 )
+from tests.support.racers import race
 from tests.support.redisserver import RedisServer
 from tests.support.waits import wait_until
 
@@ -35,44 +37,89 @@ pytestmark = pytest.mark.timeout(900)
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = 3000
 
-# Each worker feeds its own 1-bit-altered copy of the same pages, in the same order, from the
-# same moment on; it prints how many it kept.
-_WORKER = textwrap.dedent(
-    """
-    import random, sys, time
-    from scrapy_simdedup import open_index
-    url, worker, pages, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-    rng = random.Random(7)
-    fingerprints = [rng.getrandbits(64) for _ in range(pages)]
-    with open_index(url, prefix="race") as index:
-        while time.time() < start:
-            time.sleep(0.001)
-        kept = 0
-        for n, fp in enumerate(fingerprints):
-            kept += index.query_or_add(fp ^ (1 << worker), f"w{worker}/page/{n}").added
-    print(kept)
-    """
-)
-
 
 @pytest.mark.parametrize("workers", [2, 4])
 def test_racing_workers_keep_each_page_exactly_once(redis_url: str, workers: int) -> None:
-    start = time.time() + 3
-    racers = [
-        processes.popen(
-            [sys.executable, "-c", _WORKER, redis_url, str(w), str(PAGES), str(start)],
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
+    race(redis_url, workers, PAGES)
+
+
+def test_look_ups_and_adds_take_no_lock(redis_url: str) -> None:
+    # A lock held elsewhere (here, forever) would stall every step for 30 s if any took it.
+    with open_index(redis_url, prefix="nolock") as index:
+        redis.Redis.from_url(redis_url).set("{nolock}:open-lock", "someone else")
+        started = time.monotonic()
+        assert index.query_or_add(0xF0F0, "a").added
+        assert not index.query_or_add(0xF0F1, "b").added
+        index.add(0x0F0F << 32, "c")
+        assert index.discard("c")
+        assert index.exact_or_add(7, "a") is None
+        assert index.exact_or_add(7, "b") == "a"
+        assert index.discard_exact(7, "a")
+        index.record_sentences([1, 2], "a")
+        assert time.monotonic() - started < 10
+        assert len(index) == 1
+        assert index.verify().consistent
+
+
+def test_a_worker_of_an_earlier_version_is_refused(redis_url: str) -> None:
+    # Earlier versions took this lock around every look-up-and-add (redis-py's Lock).
+    with open_index(redis_url, prefix="upgrade"):
+        client = redis.Redis.from_url(redis_url)
+        assert not client.lock("{upgrade}:lock", timeout=30, blocking_timeout=0.2).acquire()
+        assert b"upgrade every worker" in client.get("{upgrade}:lock")  # type: ignore[operator]
+
+
+def test_a_guarded_write_whose_expectation_fails_writes_nothing(redis_url: str) -> None:
+    store = RedisStore(redis_url, "guard")
+    try:
+        store.write({b"k": b"1"})
+        stale = GuardedWrite(
+            {b"n": b"x"}, deletes=[b"k"], expect={b"k": b"0"}, counter=b"c", delta=1
         )
+        assert not store.write_if(stale)
+        assert (store.get(b"k"), store.get(b"n"), store.get(b"c")) == (b"1", None, None)
+        fresh = GuardedWrite({b"n": b"x"}, deletes=[b"k"], expect={b"k": b"1", b"m": None},
+                             counter=b"c", delta=1)  # fmt: skip
+        assert store.write_if(fresh)
+        assert (store.get(b"k"), store.get(b"n"), store.get(b"c")) == (
+            None,
+            b"x",
+            bytes(7) + b"\x01",
+        )
+        assert store.keys([(b"a", b"z")]) == [b"c", b"n"]
+        assert store.put_absent({b"n": b"y", b"o": b"z"}) == {b"n": b"x"}
+        assert (store.get(b"n"), store.get(b"o")) == (b"x", b"z")
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("workers", [2, 4])
+def test_racing_workers_move_and_discard_one_key_consistently(redis_url: str, workers: int) -> None:
+    # Every worker adds, moves and discards the same keys: guarded writes retry, so the
+    # count and the tables always agree with the records left.
+    code = textwrap.dedent(
+        """
+        import random, sys
+        from scrapy_simdedup import open_index
+        rng = random.Random(int(sys.argv[2]))
+        with open_index(sys.argv[1], prefix="moves") as index:
+            for n in range(400):
+                key = f"page/{rng.randrange(20)}"
+                if rng.random() < 0.3:
+                    index.discard(key)
+                else:
+                    index.add(rng.getrandbits(64), key)
+        """
+    )
+    racers = [
+        processes.popen([sys.executable, "-c", code, redis_url, str(w)], cwd=ROOT)
         for w in range(workers)
     ]
-    kept = [int(p.communicate(timeout=600)[0]) for p in racers]
-    assert all(p.returncode == 0 for p in racers)
-    assert sum(kept) == PAGES
-    with open_index(redis_url, prefix="race") as index:
-        assert len(index) == PAGES
-        assert index.verify().consistent
+    assert all(p.wait(timeout=300) == 0 for p in racers)
+    with open_index(redis_url, prefix="moves") as index:
+        verification = index.verify()
+        assert verification.consistent
+        assert len(index) == verification.documents
 
 
 @pytest.fixture

@@ -68,9 +68,11 @@ class BlockCounts:
         """One more stored page of ``host`` carries each of ``blocks``; ``counts``: theirs
         as ``counts`` just read them (saves reading them again; with a store shared by
         several crawls, a page counted meanwhile by another is then lost: counts are a
-        lower bound)."""
+        lower bound). Workers sharing a store (Redis) count without a lock, for the same
+        reason: two that count one block at once may count it once, and the per-host and
+        per-store limits may be passed by the blocks of the pages counted at that moment."""
         prefix, store = self._prefix(host), self._core.store
-        with self._core.lock, store.locked():
+        with self._core.lock:  # no lock across workers: see the docstring
             if counts is None:
                 counts = self.counts(host, blocks)
             known = [b for b in set(blocks) if 0 < counts.get(b, 0) < MAX_COUNT]

@@ -30,6 +30,11 @@ BLOCKS = b"b"
 """Template block counts per host (``BlockCounts``)."""
 RULES = b"L"
 """The URL rules learned from verdicts (``UrlLearner``)."""
+RULE_NEWS = b"N"
+"""Rules in force or weakened on a running worker, numbered: ``RULE_NEWS + number:8``
+(``RuleNews``; only on a store several workers share)."""
+RULE_NEWS_COUNT = RECORD + b"rule-news"
+"""The number of the latest ``RULE_NEWS`` entry."""
 PARKED = b"P"
 """Requests the URL middleware skipped and has not settled (``ParkingLot``)."""
 URL_INDEX = b"u"
@@ -37,7 +42,7 @@ URL_INDEX = b"u"
 
 COMPANIONS = (URL_INDEX,)
 """The namespaces a store may hold companion indexes under."""
-RESERVED = (TABLE, DOCUMENT, SENTENCE, EXACT, RECORD, BLOCKS, RULES, PARKED)
+RESERVED = (TABLE, DOCUMENT, SENTENCE, EXACT, RECORD, BLOCKS, RULES, RULE_NEWS, PARKED)
 """The first bytes taken by the content index and the top-level kinds."""
 
 

@@ -15,6 +15,10 @@ A document is added with one atomic write of its ``d`` record and one entry per 
 after a crash it is in every table or in none. Re-adding a key with a new fingerprint moves
 it (old table entries are deleted in the same write). The permutation preserves Hamming
 distance, so candidates are checked on their permuted bits without being restored.
+
+On a store one process owns, a look-up and the write it decides run under a thread lock. A
+shared store (Redis) runs each such step atomically itself (``shared.py`` proves why racing
+workers still keep exactly one of two near-duplicates), so workers never queue on a lock.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index import keyspace, shared
+from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.index.tables import BITS, TableDesign
 
 if TYPE_CHECKING:
@@ -89,6 +94,7 @@ class PermutedIndex:
         self.namespace = namespace
         self.lock = threading.RLock()
         self._held = False
+        self._atomic = store if isinstance(store, AtomicStore) else None
         self.malformed = 0  # table entries too broken to read, skipped
         self._count_key = namespace + keyspace.COUNT
         self._doc = namespace + keyspace.DOCUMENT
@@ -106,13 +112,7 @@ class PermutedIndex:
         """Every stored document within ``design.max_distance`` bits, nearest first."""
         _check_fingerprint(fingerprint)
         limit = self.design.max_distance
-        permuted = [table.apply(fingerprint) for table in self.design.tables]
-        ranges = []
-        for value, (head, shift) in zip(permuted, self._ranges, strict=True):
-            low = value >> shift << shift
-            high = low + (1 << shift)
-            stop = head + high.to_bytes(8, "big") if high < _TOP else _next_head(head)
-            ranges.append((head + low.to_bytes(8, "big"), stop))
+        permuted, ranges = self.probe_ranges(fingerprint)
         at = self._at
         keys = self.store.keys(ranges)
         try:
@@ -134,6 +134,29 @@ class PermutedIndex:
         matches.sort(key=lambda m: (m.distance, m.key))
         return matches
 
+    def probe_ranges(self, fingerprint: int) -> tuple[list[int], list[tuple[bytes, bytes]]]:
+        """Per table: the permuted fingerprint, and the key range of its prefix's bucket."""
+        permuted = [table.apply(fingerprint) for table in self.design.tables]
+        ranges = []
+        for value, (head, shift) in zip(permuted, self._ranges, strict=True):
+            low = value >> shift << shift
+            high = low + (1 << shift)
+            stop = head + high.to_bytes(8, "big") if high < _TOP else _next_head(head)
+            ranges.append((head + low.to_bytes(8, "big"), stop))
+        return permuted, ranges
+
+    @property
+    def namespace_length(self) -> int:
+        return self._at
+
+    @property
+    def count_key(self) -> bytes:
+        return self._count_key
+
+    def document_key(self, doc_key: bytes) -> bytes:
+        """Where the record of the document named ``doc_key`` is stored."""
+        return self._doc + doc_key
+
     def _checked_slowly(self, keys: list[bytes], permuted: list[int]) -> dict[bytes, int]:
         """The candidate check, skipping (and counting in ``malformed``) broken entries."""
         at, found = self._at, {}
@@ -151,6 +174,9 @@ class PermutedIndex:
         _check_fingerprint(fingerprint)
         doc_key = key.encode("utf-8", "surrogatepass")
         record = fingerprint.to_bytes(8, "big") + payload
+        if self._atomic is not None:
+            shared.add(self, self._atomic, fingerprint, doc_key, record)
+            return
         with self._exclusive():
             old = self.store.get(self._doc + doc_key)
             if old == record:
@@ -160,17 +186,34 @@ class PermutedIndex:
             if old is None:
                 puts[self._count_key] = (len(self) + 1).to_bytes(8, "big")
             else:
-                deletes = self._table_keys(int.from_bytes(old[:8], "big"), doc_key)
-            puts.update(dict.fromkeys(self._table_keys(fingerprint, doc_key), b""))
+                deletes = self.table_keys(int.from_bytes(old[:8], "big"), doc_key)
+            puts.update(dict.fromkeys(self.table_keys(fingerprint, doc_key), b""))
             self.store.write(puts, deletes)
 
     def query_or_add(self, fingerprint: int, key: str, payload: bytes = b"") -> QueryOrAdd:
         """Look up, and add only if nothing (not even ``key`` itself) is near: one atomic step."""
+        if self._atomic is not None:
+            return self._query_or_add_atomically(self._atomic, fingerprint, key, payload)
         with self._exclusive():
             matches = self.near(fingerprint)
             if not matches:
                 self.add(fingerprint, key, payload)
             return QueryOrAdd(matches, added=not matches)
+
+    def _query_or_add_atomically(
+        self, store: AtomicStore, fingerprint: int, key: str, payload: bytes
+    ) -> QueryOrAdd:
+        _check_fingerprint(fingerprint)
+        doc_key = key.encode("utf-8", "surrogatepass")
+        record = fingerprint.to_bytes(8, "big") + payload
+        probed = shared.near_or_add(self, store, fingerprint, doc_key, record)
+        self.malformed += probed.malformed
+        matches = [
+            Match(_text(name), int.from_bytes(found[:8], "big"), distance, found[8:])
+            for name, distance, found in probed.near
+        ]
+        matches.sort(key=lambda m: (m.distance, m.key))
+        return QueryOrAdd(matches, added=probed.written)
 
     def document(self, key: str) -> Match | None:
         """The stored fingerprint and payload of ``key`` (distance 0), or None."""
@@ -182,12 +225,14 @@ class PermutedIndex:
     def discard(self, key: str) -> bool:
         """Remove ``key`` from every table; False when it was not stored."""
         doc_key = key.encode("utf-8", "surrogatepass")
+        if self._atomic is not None:
+            return shared.discard(self, self._atomic, doc_key)
         with self._exclusive():
             old = self.store.get(self._doc + doc_key)
             if old is None:
                 return False
             fingerprint = int.from_bytes(old[:8], "big")
-            deletes = [self._doc + doc_key, *self._table_keys(fingerprint, doc_key)]
+            deletes = [self._doc + doc_key, *self.table_keys(fingerprint, doc_key)]
             self.store.write({self._count_key: (len(self) - 1).to_bytes(8, "big")}, deletes)
             return True
 
@@ -210,6 +255,10 @@ class PermutedIndex:
     def record_sentences(self, hashes: Iterable[int], key: str) -> None:
         """Record ``key`` under each sentence hash not yet owned by another document."""
         value = key.encode("utf-8", "surrogatepass")
+        if self._atomic is not None:
+            keys = [self.namespace + keyspace.SENTENCE + d.to_bytes(8, "big") for d in hashes]
+            shared.put_each_absent(self._atomic, keys, value)
+            return
         with self._exclusive():
             fresh = {
                 self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big"): value
@@ -224,6 +273,11 @@ class PermutedIndex:
         """The key first stored under a text's exact ``digest``, else add ``key``."""
         _check_fingerprint(digest)
         exact_key = self.namespace + keyspace.EXACT + digest.to_bytes(8, "big")
+        if self._atomic is not None:
+            owner = shared.first_or_put(
+                self._atomic, exact_key, key.encode("utf-8", "surrogatepass")
+            )
+            return None if owner is None else _text(owner)
         with self._exclusive():
             first = self.store.get(exact_key)
             if first is not None:
@@ -234,6 +288,8 @@ class PermutedIndex:
     def discard_exact(self, digest: int, key: str) -> bool:
         """Undo ``exact_or_add(digest, key)``; False when ``digest`` belongs to another key."""
         exact_key = self.namespace + keyspace.EXACT + digest.to_bytes(8, "big")
+        if self._atomic is not None:
+            return shared.delete_if(self._atomic, exact_key, key.encode("utf-8", "surrogatepass"))
         with self._exclusive():
             if self.store.get(exact_key) != key.encode("utf-8", "surrogatepass"):
                 return False
@@ -250,7 +306,7 @@ class PermutedIndex:
         ):
             documents += 1
             fingerprint = int.from_bytes(record[:8], "big")
-            expected.update(self._table_keys(fingerprint, key[self._at + 1 :]))
+            expected.update(self.table_keys(fingerprint, key[self._at + 1 :]))
         entries = 0
         orphans = 0
         for key, _ in self.store.scan(ns + keyspace.TABLE, ns + keyspace.end(keyspace.TABLE)):
@@ -288,7 +344,7 @@ class PermutedIndex:
                 else:
                     documents += 1
                     fingerprint = int.from_bytes(record[:8], "big")
-                    for entry in self._table_keys(fingerprint, key[at + 1 :]):
+                    for entry in self.table_keys(fingerprint, key[at + 1 :]):
                         if self.store.get(entry) is None:
                             added += 1
                             puts[entry] = b""
@@ -310,7 +366,7 @@ class PermutedIndex:
         record = self.store.get(self._doc + key[at + 10 :])
         if record is None or len(record) < 8:
             return False
-        expected = self._table_keys(int.from_bytes(record[:8], "big"), key[at + 10 :])
+        expected = self.table_keys(int.from_bytes(record[:8], "big"), key[at + 10 :])
         return key == expected[key[at + 1]]
 
     def exact_owner(self, digest: int) -> str | None:
@@ -333,7 +389,8 @@ class PermutedIndex:
                 finally:
                     self._held = False
 
-    def _table_keys(self, fingerprint: int, doc_key: bytes) -> list[bytes]:
+    def table_keys(self, fingerprint: int, doc_key: bytes) -> list[bytes]:
+        """The document's entry in each table, in table order."""
         return [
             head + table.apply(fingerprint).to_bytes(8, "big") + doc_key
             for table, (head, _) in zip(self.design.tables, self._ranges, strict=True)

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import UrlNotCheckedError
 from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.url.features import url_simhash
 from scrapy_simdedup.url.learner import FETCH, SAMPLE_EVERY, Decision, Rule, UrlLearner
+from scrapy_simdedup.url.news import RuleNews
 from scrapy_simdedup.url.parts import UrlParts, url_parts
 
 if TYPE_CHECKING:
@@ -71,11 +73,17 @@ class UrlJudge:
         sample_every: int,
     ) -> UrlJudge:
         """The judge of a crawl: the URL index is made on first use, a different stored
-        ``max_distance`` raises ``StoreMismatchError``; stored rules are on probation."""
+        ``max_distance`` raises ``StoreMismatchError``; stored rules are on probation; on a
+        store several workers share, rules are exchanged with them while they run."""
         urls = index.companion(keyspace.URL_INDEX, max_distance, expected_size)
         judged = _Judged(urls)
+        shared = urls.store if isinstance(urls.store, AtomicStore) else None
         learner = UrlLearner(
-            urls.store, judged, min_evidence=min_evidence, sample_every=sample_every
+            urls.store,
+            judged,
+            min_evidence=min_evidence,
+            sample_every=sample_every,
+            news=None if shared is None else RuleNews(shared),
         )
         judge = cls(urls, learner, mode=mode, seed=index.seed, sample_every=sample_every)
         judged.judge = judge
@@ -172,6 +180,11 @@ class UrlJudge:
             return url_parts(url).url in self.kept_now
         except UrlNotCheckedError:
             return False
+
+    def refresh(self) -> list[Rule]:
+        """Exchange rules with the other workers on a shared store, every few seconds;
+        returns the rules their evidence weakened here (re-issue their bets)."""
+        return self.learner.refresh() if self.mode == "adaptive" else []
 
     def stands(self, rule: Rule) -> bool:
         """Whether a bet's rule still holds (strict rules always do)."""

@@ -23,7 +23,9 @@ least ``MIN_DUPLICATE_SHARE`` of its verdicts copies. A sample of the requests i
 is fetched, more while its evidence is thin; a page that comes back new where the rule
 predicted a copy resets its run (``observe`` returns the rules so weakened, so that their
 bets can be re-issued). Rules are kept in the store under ``L`` keys; loaded by a later
-crawl they are on probation (their run starts at zero).
+crawl they are on probation (their run starts at zero). Workers sharing a store while they
+run also exchange the rules in force on each (``refresh``, ``url/news.py``): a rule another
+worker announces after this one started is this crawl's evidence, in force here at once.
 """
 
 from __future__ import annotations
@@ -39,7 +41,10 @@ from scrapy_simdedup.url.parts import UrlParts
 from scrapy_simdedup.url.shapes import is_variable
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from scrapy_simdedup.index.stores.base import Store
+    from scrapy_simdedup.url.news import RuleNews
 
 MIN_EVIDENCE = 3
 MIN_DUPLICATE_SHARE = 0.9
@@ -131,7 +136,8 @@ class UrlLearner:
     earlier one on the same store): only then is a new page evidence against a rule.
     ``store`` may be None (nothing persists). Rules loaded from the store are on probation
     (``probation=True``): their run of copies starts at zero, so they skip nothing until
-    this crawl has confirmed them with fresh evidence.
+    this crawl has confirmed them with fresh evidence. With ``news`` (a store several
+    workers share), ``refresh`` exchanges the rules in force with the other workers.
     """
 
     def __init__(
@@ -142,10 +148,12 @@ class UrlLearner:
         min_evidence: int = MIN_EVIDENCE,
         sample_every: int = SAMPLE_EVERY,
         probation: bool = True,
+        news: RuleNews | None = None,
     ) -> None:
         if min_evidence < 1 or sample_every < 2:
             raise ValueError("min_evidence must be at least 1 and sample_every at least 2")
         self.store = store
+        self.news = news
         self.fetched = fetched
         self.min_evidence = min_evidence
         self.sample_every = sample_every
@@ -310,10 +318,58 @@ class UrlLearner:
         for rule in self._mirrors_of.get(parts.host, ()):
             if self.fetched(parts.with_host(rule.host)):
                 weakened.append(rule)
+        in_force = [rule for rule in weakened if self._learned(rule)]
         for rule in weakened:
             rule.record(duplicate=False)
             self._save(rule)
+        if self.news is not None and in_force:  # at once: the others stop betting on it
+            self.news.announce(self._with_reverses(in_force), learned=False)
         return weakened
+
+    def refresh(self) -> list[Rule]:
+        """Every few seconds, on a store several workers share: announce the rules in force
+        here and take in the others' (``url/news.py``). Returns the rules that stood here
+        and no longer do, because another worker saw one fail."""
+        if self.news is None or not self.news.due():
+            return []
+        self.news.announce(self._with_reverses(self.learned_rules()), learned=True)
+        weakened = []
+        for announcement in self.news.read():
+            for remote in announcement.rules:
+                known = self._find(remote)
+                stood = known is not None and self._learned(known)
+                local = self._merge(remote)
+                if stood and local is not None and not self._learned(local):
+                    weakened.append(local)
+        return weakened
+
+    def _merge(self, remote: Rule) -> Rule | None:
+        """Another worker's evidence for a rule, taken in: a failure it saw and this
+        worker did not (more new pages) ends this worker's run of copies too; with the
+        same failures, the longer run counts. Not saved: its worker saved it."""
+        probe = Rule(remote.kind, remote.host, remote.other, remote.names, remote.template)
+        local = self._find_or_add(probe)
+        if local is None:
+            return None
+        if remote.uniques > local.uniques:
+            local.uniques, local.streak = remote.uniques, remote.streak
+        elif remote.uniques == local.uniques:
+            local.streak = max(local.streak, remote.streak)
+        local.duplicates = max(local.duplicates, remote.duplicates)
+        local.content_duplicates = max(local.content_duplicates, remote.content_duplicates)
+        if remote.chosen and not local.chosen:  # its direction, unless this one chose
+            reverse = self._find(Rule("mirror", local.other, other=local.host))
+            local.chosen = reverse is None or not reverse.chosen
+        return local
+
+    def _with_reverses(self, rules: Iterable[Rule]) -> list[Rule]:
+        """The rules and, for mirrors, their reverses: a mirror is learned from both."""
+        found = {rule.identity: rule for rule in rules}
+        for rule in list(found.values()):
+            reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+            if rule.kind == "mirror" and reverse is not None:
+                found.setdefault(reverse.identity, reverse)
+        return list(found.values())
 
     def _rules_for_pair(self, copy: UrlParts, original: UrlParts) -> list[Rule]:
         if copy.host != original.host:

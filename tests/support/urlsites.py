@@ -207,3 +207,20 @@ def news(grown: bool) -> Site:
 def two_shops() -> dict[str, Site]:
     """Two unrelated shops on one platform: they share only the legal pages."""
     return {"a": shop("a"), "b": shop("b")}
+
+
+def two_sections(many: int = 100, few: int = 6, slow_start: float = 6.0) -> Site:
+    """One host, two sections whose pages are linked again with a ``?sid=`` that changes
+    nothing: ``/a`` has ``many`` such copies (a crawl of it learns the parameter), ``/b``
+    two, too few to learn from, behind a start page that answers after ``slow_start``
+    seconds."""
+    site = Site()
+    a_pages = tuple(f"/a/{n}" for n in range(1, many + 1))
+    # Each copy's link first: Scrapy fetches the last link first, so the copy comes second.
+    site.pages["/a"] = page("a-home", tuple(x for p in a_pages for x in (f"{p}?sid={p[3:]}", p)))
+    b_pages = tuple(f"/b/{n}" for n in range(1, few + 1))
+    b_links = (*b_pages, "/b/1?sid=1", "/b/2?sid=2")
+    site.pages["/b"] = page("b-home", b_links, delay=slow_start)
+    for path in a_pages + b_pages:
+        site.pages[path] = page(f"page-{path}")
+    return site

@@ -36,7 +36,9 @@ class Store(Protocol):
 
     def locked(self) -> AbstractContextManager[None]:
         """Held while a look-up and the write it decides on run: a no-op for stores one
-        process owns (LevelDB, memory), a cross-process lock for a shared one (Redis)."""
+        process owns (LevelDB, memory), a cross-process lock for a shared one (Redis), which
+        takes it only for rare whole-store steps (creating the index, repair): its look-ups
+        and adds are atomic steps of their own (``stores/atomic.py``)."""
 
     def close(self) -> None:
         """Release the storage; further calls are errors."""

@@ -3,10 +3,11 @@
 Keys live in one sorted set (all scores 0, so ``ZRANGEBYLEX`` gives byte order and a prefix
 is a range) and values in one hash; both names share the hash tag ``{prefix}``, so on a
 Redis Cluster they sit in one slot and a write stays one ``MULTI``/``EXEC`` transaction.
-A look-up and the add it decides on run under a Redis lock (redis-py's ``Lock``, Lua
-scripts with an expiry), so when two workers meet copies of one page at once, exactly one
-keeps it. Each range read returns at most ``max_bucket`` keys: a flooded bucket costs a
-bounded amount of Redis time, and the keys left out are counted in ``overflow``.
+A look-up and the add it decides are one Lua script (``redis_scripts.py``), which Redis runs
+with no other command in between: workers never queue on a lock, and when two meet copies
+of one page at once, exactly one keeps it (``index/shared.py``). Each range read returns
+at most ``max_bucket`` keys: a flooded bucket costs a bounded amount of Redis time, and the
+keys left out are counted in ``overflow``.
 
 Only bytes go in and out (no pickle). Timeouts are bounded (``timeout`` seconds, three
 retries with backoff); a Redis that stays away raises ``StoreError``.
@@ -19,16 +20,28 @@ from typing import TYPE_CHECKING
 
 import redis
 from redis.backoff import ExponentialBackoff
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.index.location import redacted
+from scrapy_simdedup.index.stores import redis_scripts
+from scrapy_simdedup.index.stores.atomic import Probed
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
 
+    from scrapy_simdedup.index.stores.atomic import GuardedWrite, NearProbe
+
 DEFAULT_MAX_BUCKET = 10_000
 LOCK_SECONDS = 30.0  # a holder that died frees the lock after this long
+RETIRED = (
+    b"retired: scrapy-simdedup looks up and adds with Lua scripts now, without this lock; "
+    b"a worker waiting here runs an older version: upgrade every worker of this store"
+)
+"""Kept in the lock key earlier versions took around every look-up-and-add: a worker of such
+a version waits on it for 30 s and stops with a store error, so it never adds unguarded
+beside workers that run the scripts."""
 _SCAN_CHUNK = 1_000
 
 
@@ -51,23 +64,34 @@ class RedisStore:
         tag = "{" + prefix + "}"
         self._keys = f"{tag}:keys"
         self._values = f"{tag}:values"
-        self._lock_name = f"{tag}:lock"
+        self._lock_name = f"{tag}:open-lock"
+        self._retired_lock = f"{tag}:lock"
+        options = {
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+            "retry": Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
+        }
         try:
-            self._client: redis.Redis | None = redis.Redis.from_url(
-                url,
-                socket_timeout=timeout,
-                socket_connect_timeout=timeout,
-                retry=Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
-                retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+            self._client: redis.Redis | RedisCluster | None = redis.Redis.from_url(
+                url, retry_on_error=[redis.ConnectionError, redis.TimeoutError], **options
             )
             self._client.ping()
+            if self._client.info("cluster").get("cluster_enabled"):
+                # Every key shares the hash tag: one slot, so the scripts run on its master.
+                self._client.close()
+                self._client = RedisCluster.from_url(url, **options)
+                self.location += " (Redis Cluster, one slot)"
+            self._near_or_write = self._client.register_script(redis_scripts.NEAR_OR_WRITE)
+            self._write_if = self._client.register_script(redis_scripts.WRITE_IF)
+            self._put_absent = self._client.register_script(redis_scripts.PUT_ABSENT)
+            self._append = self._client.register_script(redis_scripts.APPEND)
         except (redis.RedisError, ValueError) as exc:
             raise StoreError(
                 f"cannot reach Redis at {redacted(url)} ({exc}); is redis-server running "
                 "and SIMDEDUP_REDIS_URL right (host, port, password)?"
             ) from None
 
-    def _open(self) -> redis.Redis:
+    def _open(self) -> redis.Redis | RedisCluster:
         if self._client is None:
             raise StoreError(f"{self.location} is closed")
         return self._client
@@ -130,13 +154,55 @@ class RedisStore:
         except redis.RedisError as exc:
             raise StoreError(f"writing {self.location} failed: {exc}") from exc
 
+    def near_or_write(self, probe: NearProbe, write: GuardedWrite) -> Probed:
+        self._open()
+        args: list[bytes | int] = [
+            probe.limit, self.max_bucket, probe.offset + 1, probe.documents, len(probe.ranges)
+        ]  # fmt: skip
+        for (start, stop), query in zip(probe.ranges, probe.queries, strict=True):
+            args += (start, stop, query)
+        try:
+            reply = self._near_or_write(keys=[self._keys, self._values], args=args + _flat(write))
+        except redis.RedisError as exc:
+            raise StoreError(f"looking up and adding in {self.location} failed: {exc}") from exc
+        self.overflow += reply[0]
+        near = [(reply[i], reply[i + 1], reply[i + 2]) for i in range(3, len(reply), 3)]
+        return Probed(near, written=bool(reply[2]), malformed=reply[1])
+
+    def write_if(self, write: GuardedWrite) -> bool:
+        self._open()
+        try:
+            return bool(self._write_if(keys=[self._keys, self._values], args=_flat(write)))
+        except redis.RedisError as exc:
+            raise StoreError(f"writing {self.location} failed: {exc}") from exc
+
+    def put_absent(self, puts: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
+        self._open()
+        args = [part for pair in puts.items() for part in pair]
+        try:
+            reply = self._put_absent(keys=[self._keys, self._values], args=args) if args else []
+        except redis.RedisError as exc:
+            raise StoreError(f"writing {self.location} failed: {exc}") from exc
+        return dict(zip(reply[::2], reply[1::2], strict=True))
+
+    def append(self, counter: bytes, prefix: bytes, value: bytes, keep: int) -> int:
+        self._open()
+        try:
+            number = self._append(
+                keys=[self._keys, self._values], args=[counter, prefix, value, keep]
+            )
+        except redis.RedisError as exc:
+            raise StoreError(f"writing {self.location} failed: {exc}") from exc
+        return int(number)
+
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
-        """Held across processes: one worker at a time looks up and adds."""
-        lock = self._open().lock(
-            self._lock_name, timeout=LOCK_SECONDS, blocking_timeout=LOCK_SECONDS
-        )
+        """Held across processes for rare whole-store steps (creating the store, repair);
+        look-ups and adds never take it: they are the atomic scripts above."""
+        client = self._open()
+        lock = client.lock(self._lock_name, timeout=LOCK_SECONDS, blocking_timeout=LOCK_SECONDS)
         try:
+            client.set(self._retired_lock, RETIRED)  # opening an index for writing comes here
             acquired = lock.acquire()
         except redis.RedisError as exc:
             raise StoreError(f"locking {self.location} failed: {exc}") from exc
@@ -149,7 +215,8 @@ class RedisStore:
                 lock.release()
 
     def destroy(self) -> bool:
-        """Delete this store's keys (and only those); True when there were any."""
+        """Delete this store's keys (and only those); True when there were any. The retired
+        lock stays: a worker of an earlier version must still be refused."""
         try:
             return bool(self._open().delete(self._keys, self._values, self._lock_name))
         except redis.RedisError as exc:
@@ -159,3 +226,17 @@ class RedisStore:
         if self._client is not None:
             self._client.close()
             self._client = None
+
+
+def _flat(write: GuardedWrite) -> list[bytes | int]:
+    """A guarded write as the scripts' flat arguments (see ``redis_scripts``)."""
+    args: list[bytes | int] = [len(write.expect)]
+    for key, value in write.expect.items():
+        args += (key, b"0", b"") if value is None else (key, b"1", value)
+    args.append(len(write.puts))
+    for pair in write.puts.items():
+        args += pair
+    args.append(len(write.deletes))
+    args += write.deletes
+    args += (write.counter, write.delta)
+    return args

@@ -1,0 +1,163 @@
+"""The Lua scripts behind ``RedisStore``'s atomic steps (``stores/atomic.py``).
+
+Redis runs a script alone: no other command of any client runs between its first read and
+its last write, and its writes reach the append-only file and replicas as one ``MULTI``
+block (all or none after a crash). Every script gets ``KEYS[1]`` (the sorted set of keys)
+and ``KEYS[2]`` (the hash of values), which share one hash tag, so they sit in one slot.
+
+Arguments are flat: a guarded write is ``#expect, (key, "1" value | "0" ""), #puts, (key,
+value)..., #deletes, key..., counter, delta``. Lua numbers are doubles, so Hamming
+distance is taken byte by byte and an 8-byte count stays exact below 2**53.
+"""
+
+from __future__ import annotations
+
+_WRITE = """
+local function put(key, value)
+  redis.call('ZADD', KEYS[1], 0, key)
+  redis.call('HSET', KEYS[2], key, value)
+end
+
+local function count_bytes(n)
+  local out = {}
+  for b = 8, 1, -1 do
+    out[b] = string.char(n % 256)
+    n = math.floor(n / 256)
+  end
+  return table.concat(out)
+end
+
+-- The guarded write starting at ARGV[i]: false when an expectation fails (nothing written).
+local function guarded_write(i)
+  local n = tonumber(ARGV[i]); i = i + 1
+  for _ = 1, n do
+    local current = redis.call('HGET', KEYS[2], ARGV[i])
+    if ARGV[i + 1] == '0' then
+      if current then return false end
+    elseif current ~= ARGV[i + 2] then
+      return false
+    end
+    i = i + 3
+  end
+  local puts = tonumber(ARGV[i]); i = i + 1
+  local first_put = i
+  i = i + 2 * puts
+  local deletes = tonumber(ARGV[i]); i = i + 1
+  for _ = 1, deletes do
+    redis.call('ZREM', KEYS[1], ARGV[i])
+    redis.call('HDEL', KEYS[2], ARGV[i])
+    i = i + 1
+  end
+  for p = 0, puts - 1 do
+    put(ARGV[first_put + 2 * p], ARGV[first_put + 2 * p + 1])
+  end
+  local counter, delta = ARGV[i], tonumber(ARGV[i + 1])
+  if counter ~= '' and delta ~= 0 then
+    local raw = redis.call('HGET', KEYS[2], counter)
+    local n = 0
+    if raw then
+      for b = 1, #raw do n = n * 256 + string.byte(raw, b) end
+    end
+    put(counter, count_bytes(math.max(0, n + delta)))
+  end
+  return true
+end
+"""
+
+WRITE_IF = (
+    _WRITE
+    + """
+if guarded_write(1) then return 1 end
+return 0
+"""
+)
+
+# ARGV: counter, prefix, value, keep. Returns the entry's number.
+APPEND = (
+    _WRITE
+    + """
+local raw = redis.call('HGET', KEYS[2], ARGV[1])
+local n = 1
+if raw then
+  n = 0
+  for b = 1, #raw do n = n * 256 + string.byte(raw, b) end
+  n = n + 1
+end
+put(ARGV[1], count_bytes(n))
+put(ARGV[2] .. count_bytes(n), ARGV[3])
+local gone = n - tonumber(ARGV[4])
+if gone >= 1 then
+  redis.call('ZREM', KEYS[1], ARGV[2] .. count_bytes(gone))
+  redis.call('HDEL', KEYS[2], ARGV[2] .. count_bytes(gone))
+end
+return n
+"""
+)
+
+PUT_ABSENT = """
+local present = {}
+for i = 1, #ARGV, 2 do
+  local current = redis.call('HGET', KEYS[2], ARGV[i])
+  if current then
+    present[#present + 1] = ARGV[i]
+    present[#present + 1] = current
+  else
+    redis.call('ZADD', KEYS[1], 0, ARGV[i])
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+  end
+end
+return present
+"""
+
+# ARGV: limit, max bucket, offset (1-based), documents prefix, #ranges, (start, stop, query)...,
+# then a guarded write. Returns {overflowed ranges, malformed keys, written (0/1),
+# (name, distance, record)...}.
+NEAR_OR_WRITE = (
+    _WRITE
+    + """
+local limit, bucket = tonumber(ARGV[1]), tonumber(ARGV[2])
+local offset, documents = tonumber(ARGV[3]), ARGV[4]
+local i = 6
+local distances, names = {}, {}
+local overflow, malformed = 0, 0
+for _ = 1, tonumber(ARGV[5]) do
+  local query = ARGV[i + 2]
+  local keys = redis.call(
+    'ZRANGEBYLEX', KEYS[1], '[' .. ARGV[i], '(' .. ARGV[i + 1], 'LIMIT', 0, bucket + 1)
+  i = i + 3
+  if #keys > bucket then overflow = overflow + 1 end
+  for k = 1, math.min(#keys, bucket) do
+    local key = keys[k]
+    if #key < offset + 7 then
+      malformed = malformed + 1
+    else
+      local d = 0
+      for b = 0, 7 do
+        local x = bit.bxor(string.byte(key, offset + b), string.byte(query, b + 1))
+        while x ~= 0 do
+          x = bit.band(x, x - 1)
+          d = d + 1
+        end
+        if d > limit then break end
+      end
+      if d <= limit then
+        local name = string.sub(key, offset + 8)
+        if distances[name] == nil then names[#names + 1] = name end
+        distances[name] = d
+      end
+    end
+  end
+end
+local out = {overflow, malformed, 0}
+for _, name in ipairs(names) do
+  local record = redis.call('HGET', KEYS[2], documents .. name)
+  if record then
+    out[#out + 1] = name
+    out[#out + 1] = distances[name]
+    out[#out + 1] = record
+  end
+end
+if #out == 3 and guarded_write(i) then out[3] = 1 end
+return out
+"""
+)

@@ -1,0 +1,114 @@
+"""Rules shared while crawling: two learners on one real Redis, as two workers would be."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from scrapy_simdedup import url_parts
+from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.stores.redis import RedisStore
+from scrapy_simdedup.url.learner import UrlLearner
+from scrapy_simdedup.url.news import KEEP, RuleNews
+
+SITE = "http://a.example"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Fetched(set[str]):
+    def __call__(self, url: str) -> bool:
+        return url in self
+
+
+@pytest.fixture
+def store(redis_url: str) -> Iterator[RedisStore]:
+    opened = RedisStore(redis_url, "news")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def _worker(store: RedisStore, clock: Clock) -> tuple[UrlLearner, Fetched]:
+    fetched = Fetched()
+    news = RuleNews(store, every=2.0, clock=clock)
+    return UrlLearner(store, fetched, min_evidence=3, news=news), fetched
+
+
+def _copies(learner: UrlLearner, fetched: Fetched, numbers: range) -> None:
+    for n in numbers:
+        copy, original = f"{SITE}/p/{n}?sid={n}", f"{SITE}/p/{n}"
+        fetched.update({copy, original})
+        learner.observe(url_parts(copy), url_parts(original))
+
+
+def test_a_rule_learned_by_one_worker_is_in_force_on_the_other_at_its_next_refresh(
+    store: RedisStore,
+) -> None:
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    two, _ = _worker(store, clock)
+    asked = url_parts(f"{SITE}/p/99?sid=x")
+    at_hand = {f"{SITE}/p/99"}
+    _copies(one, fetched_one, range(3))
+    assert one.decide(asked, at_hand, tally=False).skip
+    assert not two.decide(asked, at_hand, tally=False).skip
+    assert one.refresh() == []  # announces
+    assert two.refresh() == []  # reads
+    assert two.decide(asked, at_hand, tally=False).skip
+    # Not before its time: a refresh reads nothing until ``every`` seconds have passed.
+    assert two.news is not None and not two.news.due()
+
+
+def test_a_failure_seen_by_one_worker_weakens_the_rule_on_the_other(store: RedisStore) -> None:
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    two, fetched_two = _worker(store, clock)
+    _copies(one, fetched_one, range(3))
+    one.refresh()
+    two.refresh()
+    asked, at_hand = url_parts(f"{SITE}/p/99?sid=x"), {f"{SITE}/p/99"}
+    assert two.decide(asked, at_hand, tally=False).skip
+    # Worker two fetched a sid URL that turned out new: announced at once.
+    fetched_two.update({f"{SITE}/p/7?sid=7", f"{SITE}/p/7"})
+    assert [rule.describe() for rule in two.observe(url_parts(f"{SITE}/p/7?sid=7"), None)] == [
+        "a.example: parameters sid change nothing"
+    ]
+    clock.now += 2.0
+    weakened = one.refresh()
+    assert [rule.describe() for rule in weakened] == ["a.example: parameters sid change nothing"]
+    assert not one.decide(asked, at_hand, tally=False).skip
+    # One's announcement, written before it read the failure, does not revive the rule.
+    two.refresh()
+    assert not two.decide(asked, at_hand, tally=False).skip
+
+
+def test_announcements_from_before_a_worker_started_are_not_read(store: RedisStore) -> None:
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    _copies(one, fetched_one, range(3))
+    one.refresh()
+    late, _ = _worker(store, clock)  # the stored rule is on probation, nothing announced since
+    late.refresh()
+    assert not late.decide(url_parts(f"{SITE}/p/99?sid=x"), {f"{SITE}/p/99"}).skip
+    clock.now += 2.0
+    one.refresh()  # still in force on one: announced again, now fresh for ``late``
+    clock.now += 2.0
+    late.refresh()
+    assert late.decide(url_parts(f"{SITE}/p/99?sid=x"), {f"{SITE}/p/99"}, tally=False).skip
+
+
+def test_the_store_keeps_only_the_latest_announcements(store: RedisStore) -> None:
+    for n in range(1, 4):
+        assert store.append(keyspace.RULE_NEWS_COUNT, keyspace.RULE_NEWS, b"x", keep=2) == n
+    kept = [key for key, _ in store.scan(keyspace.RULE_NEWS, keyspace.end(keyspace.RULE_NEWS))]
+    assert kept == [keyspace.RULE_NEWS + n.to_bytes(8, "big") for n in (2, 3)]
+    assert KEEP >= 1000

@@ -1,0 +1,157 @@
+"""The Redis store on a real 3-master Redis Cluster on 127.0.0.1 (one slot holds the index)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from scrapy_simdedup import open_index
+from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.stores.atomic import GuardedWrite
+from scrapy_simdedup.index.stores.redis import RedisStore
+from tests import test_redis as single
+from tests.support import processes
+from tests.support.crawls import DEMO, crawl_command, crawl_env, parse, serve_sites
+from tests.support.racers import ROOT, race
+from tests.support.rediscluster import RedisCluster
+from tests.support.waits import wait_until
+
+pytestmark = pytest.mark.timeout(900)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisCluster]:
+    started = RedisCluster(tmp_path_factory.mktemp("cluster"))
+    try:
+        started.start()
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture
+def cluster_url(cluster: RedisCluster) -> str:
+    cluster.flush()
+    return cluster.url
+
+
+@pytest.fixture
+def store(cluster_url: str) -> Iterator[RedisStore]:
+    opened = RedisStore(cluster_url, "contract")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def test_a_cluster_url_opens_the_cluster_client(store: RedisStore) -> None:
+    assert store.location.endswith("(Redis Cluster, one slot)")
+    assert isinstance(store._open(), redis.cluster.RedisCluster)
+
+
+def test_the_store_contract_holds_on_the_cluster(store: RedisStore) -> None:
+    keys = [b"t\x00\x00", b"t\x00\xff", b"t\x01", b"t\x01\x00", b"u", b"\x00meta"]
+    store.write(dict.fromkeys(keys, b"v"))
+    assert [k for k, _ in store.scan(b"t\x00", b"t\x01")] == [b"t\x00\x00", b"t\x00\xff"]
+    found = store.keys([(b"t\x01", b"u"), (b"\x00", b"\x01")])
+    assert found == [b"t\x01", b"t\x01\x00", b"\x00meta"]
+    store.write({b"u": b"new"}, deletes=[b"t\x01"])
+    assert (store.get(b"u"), store.get(b"t\x01")) == (b"new", None)
+    assert not store.write_if(GuardedWrite({b"n": b"x"}, expect={b"u": b"old"}))
+    assert store.write_if(GuardedWrite({b"n": b"x"}, expect={b"u": b"new"}))
+    assert store.put_absent({b"n": b"y", b"o": b"z"}) == {b"n": b"x"}
+    assert store.append(keyspace.RULE_NEWS_COUNT, keyspace.RULE_NEWS, b"r", keep=10) == 1
+
+
+def test_look_up_and_add_on_the_cluster(cluster_url: str) -> None:
+    with open_index(cluster_url, prefix="index") as index:
+        assert index.query_or_add(0xF0F0, "a").added
+        assert [m.key for m in index.query_or_add(0xF0F1, "b").matches] == ["a"]
+        assert index.exact_or_add(7, "a") is None
+        assert index.exact_or_add(7, "b") == "a"
+        assert len(index) == 1
+        assert index.verify().consistent
+
+
+@pytest.mark.parametrize("workers", [2, 4])
+def test_racing_workers_keep_each_page_exactly_once_on_the_cluster(
+    cluster_url: str, workers: int
+) -> None:
+    race(cluster_url, workers, single.PAGES)
+
+
+def test_two_crawls_share_one_index_on_the_cluster(cluster_url: str, tmp_path: Path) -> None:
+    single.test_two_crawls_share_one_redis_index(cluster_url, tmp_path)
+
+
+@pytest.fixture
+def own_cluster(tmp_path: Path) -> Iterator[RedisCluster]:
+    started = RedisCluster(tmp_path / "cluster")
+    try:
+        started.start()
+        yield started
+    finally:
+        started.stop()
+
+
+def test_a_killed_master_loses_no_acknowledged_add(
+    own_cluster: RedisCluster, tmp_path: Path
+) -> None:
+    acknowledged = tmp_path / "acknowledged.txt"
+    code = textwrap.dedent(
+        """
+        import random, sys
+        from scrapy_simdedup import open_index
+        rng = random.Random(3)
+        with open_index(sys.argv[1], prefix="crash") as index, open(sys.argv[2], "a") as out:
+            for n in range(1_000_000):
+                index.add(rng.getrandbits(64), f"page/{n}")
+                out.write(f"{n}\\n")
+                out.flush()
+        """
+    )
+    writer = processes.popen(
+        [sys.executable, "-c", code, own_cluster.url, str(acknowledged)],
+        stderr=subprocess.DEVNULL, cwd=ROOT,
+    )  # fmt: skip
+    wait_until(lambda: len(single._lines(acknowledged)) >= 300, 60, "300 acknowledged adds")
+    node = own_cluster.master_of("{crash}:keys")
+    own_cluster.kill(node)
+    writer.wait(timeout=180)  # it fails once its retries find no master for the slot
+    assert writer.returncode != 0
+    done = single._lines(acknowledged)
+    own_cluster.restart(node)
+    with open_index(own_cluster.url, prefix="crash") as index:
+        for n in done:
+            assert index.document(f"page/{n}") is not None, n
+        assert index.verify().consistent
+        assert len(done) <= len(index) <= len(done) + 1  # at most the one in flight
+
+
+def test_a_master_killed_mid_crawl_closes_the_spider(
+    own_cluster: RedisCluster, tmp_path: Path
+) -> None:
+    feed = tmp_path / "feed.jsonl"
+    with serve_sites() as sites:
+        crawl = processes.popen(
+            crawl_command(
+                list(sites.values()), feed,
+                "-s", "SIMDEDUP_STORE=redis", "-s", f"SIMDEDUP_REDIS_URL={own_cluster.url}",
+                "-s", "SIMDEDUP_REDIS_PREFIX=killed",
+                "-s", "DOWNLOAD_DELAY=0.05", "-s", "CONCURRENT_REQUESTS=2",
+            ),
+            cwd=DEMO, env=crawl_env(), stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        wait_until(lambda: len(single._lines(feed)) >= 10, 120, "10 items in the feed")
+        own_cluster.kill(own_cluster.master_of("{killed}:keys"))
+        log = crawl.communicate(timeout=300)[1]  # bounded retries: no hang
+    result = parse(crawl.returncode, log, feed)
+    assert result.stats.get("finish_reason") == "simdedup_store_error", log[-3000:]
+    assert log.count("simdedup: the index failed") == 1
+    assert "Traceback" not in log
