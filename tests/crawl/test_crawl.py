@@ -183,8 +183,9 @@ def test_addon_turns_it_on(sites: dict[str, str], tmp_path: Path) -> None:
     assert crawl.returncode == 0, crawl.log[-2000:]
     counts = crawl.simdedup()
     skipped = sum(n for key, n in counts.items() if key.startswith("simdedup/url/skipped/"))
-    # The URL middleware is on too: each mirror page is skipped before download or dropped.
-    assert skipped > 0
+    # The URL middleware is on too (whether it learns the mirror before the mirror's pages
+    # are fetched depends on timing): each mirror page is skipped before download or dropped.
+    assert counts.get("simdedup/url/checked", 0) > 0
     assert counts["simdedup/content/dropped"] + skipped == len(crawl.items)
     crawled = content_of({name: sites[name] for name in ("original", "mirror")})
     assert set(crawled.values()) == {crawled[item["url"]] for item in crawl.items}
