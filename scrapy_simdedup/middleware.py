@@ -16,6 +16,7 @@ from scrapy_simdedup.judges.urls import UrlJudge
 from scrapy_simdedup.parking import ParkingLot
 from scrapy_simdedup.reissue import REISSUED, RequestBets
 from scrapy_simdedup.signals import content_released, content_verdict
+from scrapy_simdedup.startup import config_for
 from scrapy_simdedup.state import DedupState
 from scrapy_simdedup.url.parts import UrlParts, url_parts
 
@@ -60,7 +61,7 @@ class UrlSimHashMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = SimDedupConfig.from_settings(crawler.settings)
+        config = config_for(crawler)
         if not config.enabled:
             raise NotConfigured("SIMDEDUP_ENABLED is False")
         if config.url_mode == "off":

@@ -18,6 +18,7 @@ from scrapy_simdedup.fingerprint.helper.policy import helper_wanted
 from scrapy_simdedup.itemtext import MISSING_CONTENT_FIELDS, item_text
 from scrapy_simdedup.judges.content import TEXT_KEY, ContentJudge
 from scrapy_simdedup.signals import content_released, content_verdict
+from scrapy_simdedup.startup import config_for
 from scrapy_simdedup.state import DedupState
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ class ContentSeenPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = SimDedupConfig.from_settings(crawler.settings)
+        config = config_for(crawler)
         if not config.enabled:
             raise NotConfigured("SIMDEDUP_ENABLED is False")
         pipeline = cls(crawler, config, DedupState.for_crawler(crawler))
