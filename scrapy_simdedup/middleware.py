@@ -154,6 +154,8 @@ class UrlSimHashMiddleware:
         """The backstop: checks again with what was learned while the request waited."""
         if not request.meta.get(SAMPLE):
             self._check(request, scheduling=False)
+        elif self.judge is not None and not self._failed:
+            self._stats.inc_value(keys.URL_CHECKED)  # judged when scheduled: a sample
 
     def process_response(self, request: Request, response: Response) -> Response:
         parts = self._judged_parts(request)
@@ -220,13 +222,15 @@ class UrlSimHashMiddleware:
 
     def _check(self, request: Request, *, scheduling: bool) -> None:
         if self.judge is None or self._failed:
-            if scheduling:
+            if not scheduling:
                 self._stats.inc_value(keys.url_unchecked("store_unavailable"))
             return
+        # Counted once, on the way to the downloader (or when skipped): a request read back
+        # from a JOBDIR queue was never scheduled in this run, a duplicate never goes on.
         exempt = self._exemption(request)
-        parts = None if exempt else self._parts(request, count=scheduling)
+        parts = None if exempt else self._parts(request, count=not scheduling)
         if parts is None:
-            if exempt and scheduling:
+            if exempt and not scheduling:
                 self._stats.inc_value(keys.url_unchecked(exempt))
             return
         if scheduling and parts.url in (self.bets or ()):
@@ -238,11 +242,11 @@ class UrlSimHashMiddleware:
         except StoreError as exc:
             self._store_failed(exc)
             return
-        if scheduling:
-            self._stats.inc_value(keys.URL_CHECKED)
         if decision.skip and self.config.drop:
             self._skip(request, parts, decision)
         self._fetch(request, parts, decision, scheduling=scheduling)
+        if not scheduling:  # on its way to the downloader, judged: checked, once
+            self._stats.inc_value(keys.URL_CHECKED)
 
     def _fetch(
         self, request: Request, parts: UrlParts, decision: Decision, *, scheduling: bool
@@ -268,6 +272,7 @@ class UrlSimHashMiddleware:
                 return
             self._stats.inc_value(keys.URL_PARKED)
         self._stats.inc_value(keys.url_skipped(decision.reason))
+        self._stats.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
         logger.debug("simdedup: skipped %s (%s)", request.url, rule.describe())
         self._queued_by.pop(request, None)
         self.judge.dequeue(parts.url)  # bets relying on it now rely on this one

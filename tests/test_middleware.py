@@ -77,6 +77,22 @@ def test_learned_mirror_skips_and_exemptions_are_never_skipped() -> None:
         assert stats[f"simdedup/url/unchecked/{reason}"] == 1
 
 
+def test_each_judged_request_is_checked_once() -> None:
+    """``simdedup/url/checked``: requests decided on, skipped or sent to download, once."""
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        _teach_mirror(middleware)
+        assert not _skipped(middleware, Request(f"{ORIGINAL}/p/200.html"))
+        middleware.request_scheduled(Request(f"{ORIGINAL}/p/200.html"))  # queued already
+        assert _skipped(middleware, Request(f"{MIRROR}/p/100.html"))
+        # Read back from a JOBDIR queue: never scheduled in this run.
+        middleware.process_request(Request(f"{ORIGINAL}/p/201.html"))
+        start = Request(f"{ORIGINAL}/", dont_filter=True)
+        assert not _skipped(middleware, start)
+        stats = _stats(middleware)
+    assert stats["simdedup/url/checked"] == 3
+    assert stats["simdedup/url/unchecked/dont_filter"] == 1
+
+
 def test_only_successful_responses_count_as_fetched() -> None:
     with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
         _teach_mirror(middleware)

@@ -105,6 +105,17 @@ def _assert_one_page_per_content(crawl: Crawl, sites: dict[str, str]) -> None:
         f"simdedup: {stats['simdedup/content/checked']:,} pages checked, {dropped:,} near"
         in crawl.log
     )
+    _assert_each_judged_request_checked_once(crawl)
+
+
+def _assert_each_judged_request_checked_once(crawl: Crawl) -> None:
+    """``simdedup/url/checked`` reads as named: every request the URL judge decided on,
+    skipped or sent to download, once; exempt ones (start URLs) are ``unchecked``."""
+    stats = crawl.simdedup()
+    skipped = sum(n for key, n in stats.items() if key.startswith("simdedup/url/skipped/"))
+    exempt = sum(n for key, n in stats.items() if key.startswith("simdedup/url/unchecked/"))
+    downloaded = crawl.stats["downloader/request_count"]
+    assert stats["simdedup/url/checked"] + exempt == downloaded + skipped
 
 
 def test_second_crawl_drops_what_the_first_stored(sites: dict[str, str], tmp_path: Path) -> None:
@@ -146,6 +157,10 @@ def test_interrupted_and_resumed_crawl_emits_each_page_once(
     assert set(kept) == set(contents.values())
     assert [c for c, n in kept.items() if n > 1] == []
     assert 0 < len(interrupted.items) < len(resumed.items)
+    # The resumed run's requests come from the JOBDIR queue, never scheduled in this run:
+    # they are judged, and counted, on their way to the downloader.
+    for run in (interrupted, resumed):
+        _assert_each_judged_request_checked_once(run)
 
 
 def test_annotate_mode_keeps_every_page(sites: dict[str, str], tmp_path: Path) -> None:
