@@ -11,6 +11,7 @@ import difflib
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from scrapy_simdedup.audit.log import log_path
 from scrapy_simdedup.errors import SettingError
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
 from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
@@ -58,6 +59,7 @@ class SimDedupConfig:
     url_max_distance: int = 3
     url_min_evidence: int = MIN_EVIDENCE
     url_sample_every: int = SAMPLE_EVERY
+    verdict_log: str | None = None  # a JSON-lines file; %(name)s and %(time)s as in FEEDS
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
@@ -103,10 +105,23 @@ class SimDedupConfig:
                 f"SIMDEDUP_CONTENT_FIELDS must be a non-empty list of item field names, "
                 f"got {self.content_fields!r}"
             )
+        if self.verdict_log is not None:
+            _log_template(self.verdict_log)
         if self.dir is not None and (not self.dir.strip() or "\x00" in self.dir):
             raise SettingError(
                 f"SIMDEDUP_DIR must be a non-empty path without NUL bytes, got {self.dir!r}"
             )
+
+
+def _log_template(template: str) -> None:
+    if not template.strip() or "\x00" in template:
+        raise SettingError(
+            f"SIMDEDUP_VERDICT_LOG must be a file path without NUL bytes, got {template!r}"
+        )
+    try:
+        log_path(template, "spider")
+    except ValueError as exc:
+        raise SettingError(f"SIMDEDUP_VERDICT_LOG: {exc}") from None
 
 
 def _refuse_unknown(settings: BaseSettings, known: dict[str, str]) -> None:

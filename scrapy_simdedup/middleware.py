@@ -19,12 +19,14 @@ from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.startup import config_for
 from scrapy_simdedup.state import DedupState
 from scrapy_simdedup.url.parts import UrlParts, url_parts
+from scrapy_simdedup.verdictlog import CrawlVerdictLog
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
     from typing_extensions import Self
 
+    from scrapy_simdedup.url.bets import Bet
     from scrapy_simdedup.url.learner import Decision
 
 logger = logging.getLogger(__name__)
@@ -49,10 +51,17 @@ class UrlSimHashMiddleware:
     ``meta["simdedup_dont_skip"]``, and URLs that cannot be judged (counted per reason).
     """
 
-    def __init__(self, crawler: Crawler, config: SimDedupConfig, state: DedupState) -> None:
+    def __init__(
+        self,
+        crawler: Crawler,
+        config: SimDedupConfig,
+        state: DedupState,
+        verdicts: CrawlVerdictLog | None = None,
+    ) -> None:
         self.crawler = crawler
         self.config = config
         self.state = state
+        self.verdicts = verdicts or CrawlVerdictLog(crawler, None)
         self.judge: UrlJudge | None = None
         self.bets: RequestBets | None = None
         self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
@@ -66,8 +75,10 @@ class UrlSimHashMiddleware:
             raise NotConfigured("SIMDEDUP_ENABLED is False")
         if config.url_mode == "off":
             raise NotConfigured("SIMDEDUP_URL_MODE is 'off'")
-        middleware = cls(crawler, config, DedupState.for_crawler(crawler))
+        verdicts = CrawlVerdictLog.for_crawler(crawler)
+        middleware = cls(crawler, config, DedupState.for_crawler(crawler), verdicts)
         middleware.open_judge()  # a refusal (another stored distance) stops the crawl here
+        verdicts.acquire()
         for handler, signal in (
             (middleware.spider_opened, signals.spider_opened),
             (middleware.spider_idle, signals.spider_idle),
@@ -105,7 +116,9 @@ class UrlSimHashMiddleware:
             self.open_judge()
         assert self.judge is not None and self.crawler.spider is not None
         lot = ParkingLot(self.judge.urls.store, self.crawler.spider)
-        self.bets = RequestBets(self.crawler, lot, self.judge.enqueue, self._store_failed)
+        self.bets = RequestBets(
+            self.crawler, lot, self.judge.enqueue, self._store_failed, reissued=self._reissued
+        )
         self.judge.held = self.bets.held
         left = self.bets.resume()
         self._count_rules()
@@ -145,6 +158,7 @@ class UrlSimHashMiddleware:
         logger.info(keys.url_summary(self._stats, mirrors))
         self.judge = None
         self.state.release()
+        self.verdicts.release()
 
     def request_scheduled(self, request: Request) -> None:
         """Skips a request before it enters the scheduler (raising ``IgnoreRequest``)."""
@@ -273,10 +287,15 @@ class UrlSimHashMiddleware:
             self._stats.inc_value(keys.URL_PARKED)
         self._stats.inc_value(keys.url_skipped(decision.reason))
         self._stats.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
+        self.verdicts.skipped(request.url, rule, decision.counterpart)
         logger.debug("simdedup: skipped %s (%s)", request.url, rule.describe())
         self._queued_by.pop(request, None)
         self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
         raise IgnoreRequest(f"simdedup: predicted duplicate ({decision.reason})")
+
+    def _reissued(self, bet: Bet[Request], why: str) -> None:
+        rule = self.judge.learner.rule(bet.rule) if self.judge and bet.rule else None
+        self.verdicts.reissued(bet.ticket.url, why, rule, bet.counterpart)
 
     def _counterpart_lost(self, url: str, why: str) -> None:
         """``url`` will not bring its page: bets relying on it are re-issued."""

@@ -20,6 +20,7 @@ from scrapy_simdedup.judges.content import TEXT_KEY, ContentJudge
 from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.startup import config_for
 from scrapy_simdedup.state import DedupState
+from scrapy_simdedup.verdictlog import CrawlVerdictLog
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -70,10 +71,17 @@ class ContentSeenPipeline:
     store that fails closes the spider (reason ``simdedup_store_error``) after one ERROR.
     """
 
-    def __init__(self, crawler: Crawler, config: SimDedupConfig, state: DedupState) -> None:
+    def __init__(
+        self,
+        crawler: Crawler,
+        config: SimDedupConfig,
+        state: DedupState,
+        verdicts: CrawlVerdictLog | None = None,
+    ) -> None:
         self.crawler = crawler
         self.config = config
         self.state = state
+        self.verdicts = verdicts or CrawlVerdictLog(crawler, None)
         self.index: SimHashIndex | None = None
         self._annotation_warned = False
         self._missing_content_warned = False
@@ -85,10 +93,13 @@ class ContentSeenPipeline:
         config = config_for(crawler)
         if not config.enabled:
             raise NotConfigured("SIMDEDUP_ENABLED is False")
-        pipeline = cls(crawler, config, DedupState.for_crawler(crawler))
+        verdicts = CrawlVerdictLog.for_crawler(crawler)
+        pipeline = cls(crawler, config, DedupState.for_crawler(crawler), verdicts)
         # Opened now, not at open_spider: a store that cannot be used (a folder another
-        # crawl holds, a damaged store) stops the crawl before anything is scheduled.
+        # crawl holds, a damaged store) or a verdict log that cannot be written stops the
+        # crawl before anything is scheduled.
         pipeline._opened(pipeline.state.open())
+        verdicts.acquire()
         crawler.signals.connect(pipeline.item_dropped, signal=signals.item_dropped)
         return pipeline
 
@@ -129,6 +140,7 @@ class ContentSeenPipeline:
                 self._stats.set_value(keys.INDEX_SKIPPED_ENTRIES, self.index.skipped_entries)
             self.state.release()
             self.index = self.judge = None
+            self.verdicts.release()
         logger.info(keys.summary(self._stats))
         helper, self._helper = self._helper, None
         return None if helper is None else helper.stop()
@@ -197,12 +209,16 @@ class ContentSeenPipeline:
         if not key.startswith(TEXT_KEY):
             self.crawler.signals.send_catch_log(content_verdict, key=key, original=original)
         if original is None or not verdict.copy:
+            if verdict.unconfirmed:
+                self.verdicts.verdict(verdict, "unconfirmed")
             self._annotate(adapter, key, 0)
             return adapter.item
         if self.config.drop:
             self._stats.inc_value(keys.CONTENT_DROPPED)
+            self.verdicts.verdict(verdict, "dropped")
             raise NearDuplicateItem(key, original, verdict.distance)
         self._stats.inc_value(keys.CONTENT_ANNOTATED)
+        self.verdicts.verdict(verdict, "annotated")
         self._annotate(adapter, original, verdict.distance)
         return adapter.item
 

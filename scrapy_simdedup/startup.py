@@ -40,16 +40,21 @@ def config_for(crawler: Crawler) -> SimDedupConfig:
         config = _configs[crawler] = SimDedupConfig.from_settings(crawler.settings)
     except SettingError as exc:
         _refused[crawler] = exc
-        message = str(exc) if str(exc).endswith(("?", ".")) else f"{exc}."
-        logger.error(
-            "simdedup: %s Fix it in settings.py, the spider's custom_settings or the -s "
-            "option; the crawl stopped before fetching anything.",
-            message,
-        )
-        setattr(exc, _LOGGED, True)
-        _print_once(exc)
+        report_setting_error(exc)
         raise
     return config
+
+
+def report_setting_error(exc: SettingError) -> None:
+    """Log ``exc`` as the one ERROR line of a crawl that stops at start; the caller raises."""
+    message = str(exc) if str(exc).endswith(("?", ".")) else f"{exc}."
+    logger.error(
+        "simdedup: %s Fix it in settings.py, the spider's custom_settings or the -s "
+        "option; the crawl stopped before fetching anything.",
+        message,
+    )
+    setattr(exc, _LOGGED, True)
+    _print_once(exc)
 
 
 def _print_once(exc: SettingError) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -163,8 +165,10 @@ class RecordingEngine:
         self.crawled.append(request)
 
 
-def test_a_parked_request_is_reissued_when_its_counterpart_fails() -> None:
-    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+def test_a_parked_request_is_reissued_when_its_counterpart_fails(tmp_path: Path) -> None:
+    log = tmp_path / "verdicts.jsonl"
+    settings = {"SIMDEDUP_URL_SAMPLE_EVERY": 1000, "SIMDEDUP_VERDICT_LOG": str(log)}
+    with opened_middleware(settings) as middleware:
         engine = RecordingEngine()
         middleware.crawler.engine = engine  # type: ignore[assignment]
         _teach_mirror(middleware)
@@ -194,6 +198,23 @@ def test_a_parked_request_is_reissued_when_its_counterpart_fails() -> None:
         "simdedup/url/reissued/counterpart_released": 1,
         "simdedup/url/reissued/unsettled": 1,
     }
+    # The verdict log: a line per skip and per re-issue, naming rule and counterpart.
+    lines = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    assert [line["event"] for line in lines] == ["crawl"] + ["url_skipped"] * 5 + [
+        "url_reissued"
+    ] * 5
+    for n, line in enumerate(lines[1:6]):
+        assert (line["url"], line["counterpart"], line["rule"]) == (
+            f"{MIRROR}/q/{n}.html", f"{ORIGINAL}/q/{n}.html", "mirror",
+        )  # fmt: skip
+        assert line["rule_name"] == "m.example mirrors a.example"
+    assert [(line["url"], line["why"], line["rule"]) for line in lines[6:]] == [
+        (f"{MIRROR}/q/0.html", "counterpart_failed", "mirror"),
+        (f"{MIRROR}/q/1.html", "counterpart_failed", "mirror"),
+        (f"{MIRROR}/q/2.html", "counterpart_dropped", "mirror"),
+        (f"{MIRROR}/q/3.html", "counterpart_released", "mirror"),
+        (f"{MIRROR}/q/4.html", "unsettled", "mirror"),
+    ]
 
 
 def test_annotate_mode_counts_what_it_would_skip_and_fetches_it() -> None:

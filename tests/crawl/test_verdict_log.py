@@ -1,0 +1,69 @@
+"""The verdict log of a real crawl of the demo sites, and ``scrapy simdedup report`` on it."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.crawls import Crawl, content_of, run_crawl, serve_sites
+
+pytestmark = pytest.mark.timeout(900)
+
+
+Crawled = tuple[Crawl, Path, dict[str, str]]
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Crawled]:
+    """One crawl of every demo site with the verdict log on; yields it, the log, the sites."""
+    folder = tmp_path_factory.mktemp("verdicts")
+    with serve_sites() as sites:
+        crawl = run_crawl(
+            list(sites.values()), folder / "feed.jsonl", "-s", f"SIMDEDUP_DIR={folder}",
+            "-s", f"SIMDEDUP_VERDICT_LOG={folder / 'verdicts-%(name)s.jsonl'}",
+        )  # fmt: skip
+        assert crawl.returncode == 0, crawl.log[-3000:]
+        yield crawl, folder / "verdicts-pages.jsonl", sites
+
+
+def _lines(log: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+
+
+def _by(stats: dict[str, Any], prefix: str) -> Counter[str]:
+    return Counter({k[len(prefix) :]: v for k, v in stats.items() if k.startswith(prefix)})
+
+
+def test_the_log_has_a_line_for_each_counted_event(crawled: Crawled) -> None:
+    crawl, log, sites = crawled
+    lines = _lines(log)
+    stats = crawl.simdedup()
+    events = Counter(line["event"] for line in lines)
+    assert events["crawl"] == 1
+    assert stats["simdedup/content/dropped"] > 0 and stats["simdedup/url/skipped/mirror"] > 0
+    for event in ("dropped", "annotated", "unconfirmed"):
+        assert events[event] == stats.get(f"simdedup/content/{event}", 0), event
+    dropped = [line for line in lines if line["event"] == "dropped"]
+    found_by = Counter(line["found_by"] for line in dropped)
+    assert found_by["exact"] == stats.get("simdedup/content/exact_copies", 0)
+    assert found_by["same_key"] == stats.get("simdedup/content/repeated_keys", 0)
+    skipped = Counter(line["rule"] for line in lines if line["event"] == "url_skipped")
+    assert skipped == _by(stats, "simdedup/url/skipped/")
+    reissued = Counter(line["why"] for line in lines if line["event"] == "url_reissued")
+    assert reissued == _by(stats, "simdedup/url/reissued/")
+    # One line per event: each dropped page once, none of them in the feed, each one a
+    # copy of a page the feed holds; each page kept although near a stored one is in it.
+    contents = content_of(sites)
+    kept = {item["url"] for item in crawl.items}
+    assert len({line["key"] for line in dropped}) == len(dropped)
+    assert not {line["key"] for line in dropped} & kept
+    for line in dropped:
+        assert contents[line["key"]] == contents[line["original"]]
+        assert line["original"] in kept
+    assert {line["key"] for line in lines if line["event"] == "unconfirmed"} <= kept
+    assert not {line["url"] for line in lines if line["event"] == "url_skipped"} & kept
