@@ -7,6 +7,7 @@ Registered through the ``scrapy.commands`` entry point, so it is loaded with eve
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.judges.verdict import Verdict
 
-ACTIONS = ("inspect", "query", "repair", "reset")
+ACTIONS = ("inspect", "query", "report", "repair", "reset")
 MAX_LISTED = 20
 
 
@@ -30,10 +31,10 @@ class SimDedupCommand(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return "inspect|query|repair|reset [SPIDER] [options]"
+        return "inspect|query|report|repair|reset [SPIDER] [options]"
 
     def short_desc(self) -> str:
-        return "Inspect, query, repair or reset a scrapy-simdedup index"
+        return "Inspect, query, repair or reset a scrapy-simdedup index; report on its verdicts"
 
     def long_desc(self) -> str:
         return (
@@ -41,7 +42,11 @@ class SimDedupCommand(ScrapyCommand):
             "SIMDEDUP_* settings and -s overrides, as scrapy crawl finds it), or on the one "
             "named by --index. inspect: size, parameters and learned URL rules. query: the "
             "stored pages near --text (or --text-file), and what the URL middleware would "
-            "do with --url. repair: salvage damaged files (the folder as it was is copied "
+            "do with --url. report: what the SPIDER's verdict log (SIMDEDUP_VERDICT_LOG, or "
+            "--log FILE) says of its last crawl (--all: of every crawl in it): mirror hosts, "
+            "the largest clusters, distances and similarities, the pages nearest the "
+            "confirmation threshold, and suggested settings. "
+            "repair: salvage damaged files (the folder as it was is copied "
             "aside first) and re-validate every entry. reset --yes: delete the index and "
             "nothing else. Never run repair or reset while a crawl uses the index."
         )
@@ -58,6 +63,10 @@ class SimDedupCommand(ScrapyCommand):
         )
         parser.add_argument("--verify", action="store_true", help="inspect: check every entry")
         parser.add_argument("--yes", action="store_true", help="reset: really delete the index")
+        parser.add_argument("--log", metavar="FILE", help="report: the verdict log to read")
+        parser.add_argument(
+            "--all", action="store_true", help="report: every crawl in the log, not the last"
+        )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from scrapy_simdedup.config import SimDedupConfig
@@ -69,6 +78,9 @@ class SimDedupCommand(ScrapyCommand):
         try:
             assert self.settings is not None
             self.config = SimDedupConfig.from_settings(self.settings)
+            if action == "report":
+                self._report(spider, opts)
+                return
             location, prefix = self._where(spider, opts)
             getattr(self, f"_{action}")(location, prefix, opts)
         except (SimDedupError, ValueError, OSError) as exc:
@@ -125,6 +137,49 @@ class SimDedupCommand(ScrapyCommand):
                 _print_text_query(index, text, self.config, opts.key)
             for url in opts.url:
                 _print_url_query(index, url, self.config)
+
+    def _report(self, spider: str | None, opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.audit.log import read_log
+        from scrapy_simdedup.audit.report import report
+        from scrapy_simdedup.audit.summary import last_crawl, summarise
+
+        path = self._verdict_log(spider, opts)
+        contents = read_log(path)
+        crawls = [r for r in contents.records if r.get("event") == "crawl"]
+        records = contents.records if opts.all else last_crawl(contents.records)
+        if opts.all or len(crawls) < 2:
+            which = f"{len(crawls):,} crawl{'s' if len(crawls) != 1 else ''}"
+        else:
+            which = f"the last of {len(crawls):,} crawls (--all: every one)"
+        if crawls:
+            first = crawls[0] if opts.all else records[0]
+            which += f", started {first.get('time')}"
+        print(f"verdict log: {path} ({which})")
+        if contents.malformed:
+            print(f"  {contents.malformed:,} unreadable lines left out (a crawl killed mid-line?)")
+        defaults = {
+            "confirm_similarity": self.config.confirm_similarity,
+            "content_max_distance": self.config.content_max_distance,
+        }
+        print("\n".join(report(summarise(records, defaults))))
+
+    def _verdict_log(self, spider: str | None, opts: argparse.Namespace) -> Path:
+        from scrapy_simdedup.audit.log import log_files
+
+        if opts.log:
+            return Path(opts.log).expanduser()
+        template = self.config.verdict_log
+        if template is None:
+            raise UsageError("give --log FILE, or set SIMDEDUP_VERDICT_LOG in the project")
+        if spider is None:
+            raise UsageError("name the spider whose verdict log to read, or give --log FILE")
+        found = log_files(template, spider)
+        if not found:
+            raise UsageError(
+                f"no verdict log of {spider} at {template} yet; has a crawl run with "
+                "SIMDEDUP_VERDICT_LOG set?"
+            )
+        return found[-1]
 
     def _repair(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.maintenance import repair_index
@@ -211,7 +266,12 @@ def describe_verdict(verdict: Verdict) -> str:
     if verdict.repeated_key:
         return f"a second item with key {verdict.key} in one crawl: would be dropped"
     if verdict.original is None:
-        doubt = "; similar pages were not confirmed as copies" if verdict.unconfirmed else ""
+        doubt = ""
+        if verdict.unconfirmed and verdict.confirmation is not None:
+            doubt = (
+                f"; the nearest stored page, {verdict.candidate} ({verdict.distance} bits, "
+                f"similarity {verdict.confirmation.similarity:.2f}), was not confirmed as a copy"
+            )
         if verdict.adds_content:
             doubt = "; similar pages were found, but it adds words of its own"
         return f"new: would be kept{doubt}"

@@ -8,6 +8,7 @@ written twice, even when a write fails; a ``kill -9`` loses at most the buffered
 
 from __future__ import annotations
 
+import glob
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -38,6 +39,17 @@ def log_path(template: str, name: str, started: datetime | None = None) -> Path:
             f"{template!r} may use %(name)s and %(time)s (write %% for a percent sign); "
             f"{type(exc).__name__}: {exc}"
         ) from None
+
+
+def log_files(template: str, name: str) -> list[Path]:
+    """The logs ``template`` names for spider ``name`` that exist, the newest last (with
+    ``%(time)s``, one per crawl)."""
+    if "%(time)s" not in template:
+        path = log_path(template, name)
+        return [path] if path.exists() else []
+    pattern = template.replace("%(time)s", "%(star)s") % {"name": glob.escape(name), "star": "*"}
+    found = [Path(found) for found in glob.glob(str(Path(pattern).expanduser()))]
+    return sorted(found, key=lambda path: (path.stat().st_mtime, str(path)))
 
 
 class VerdictLog:

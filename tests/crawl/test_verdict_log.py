@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
-from tests.support.crawls import Crawl, content_of, run_crawl, serve_sites
+from tests.support import processes
+from tests.support.crawls import (
+    DEMO,
+    Crawl,
+    content_of,
+    crawl_env,
+    run_crawl,
+    scrapy_command,
+    serve_sites,
+)
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -67,3 +78,38 @@ def test_the_log_has_a_line_for_each_counted_event(crawled: Crawled) -> None:
         assert line["original"] in kept
     assert {line["key"] for line in lines if line["event"] == "unconfirmed"} <= kept
     assert not {line["url"] for line in lines if line["event"] == "url_skipped"} & kept
+
+
+def _report(*args: str) -> subprocess.CompletedProcess[str]:
+    return processes.run(
+        scrapy_command("simdedup", "report", "pages", *args),
+        cwd=DEMO, env=crawl_env(), capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def test_the_report_names_the_mirror_host(crawled: Crawled) -> None:
+    crawl, log, sites = crawled
+    template = str(log.parent / "verdicts-%(name)s.jsonl")
+    done = _report("-s", f"SIMDEDUP_VERDICT_LOG={template}")  # found as the crawl wrote it
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"verdict log: {log} (1 crawl, started ")
+    mirror, original = (urlsplit(sites[name]).netloc for name in ("mirror", "original"))
+    section = done.stdout.split("\nMirror hosts")[1].split("\nLargest clusters")[0]
+    pairs = [line.strip() for line in section.splitlines() if line.startswith("  127")]
+    assert any(line.startswith((f"{mirror} and {original}:", f"{original} and {mirror}:"))
+               for line in pairs), section  # fmt: skip
+    stats = crawl.simdedup()
+    assert f"\n{stats['simdedup/content/dropped']:,} copies dropped (" in done.stdout
+    skipped = stats["simdedup/url/skipped/mirror"]
+    assert f"; {skipped:,} requests skipped before download ({skipped:,} mirror)" in done.stdout
+    for heading in ("SimHash distance in bits", "Similarity (", "Nearest the threshold (0.80)"):
+        assert f"\n{heading}" in done.stdout
+    assert "\nSuggestions\n  SIMDEDUP_CONFIRM_SIMILARITY: keep 0.80" in done.stdout
+    assert _report("--log", str(log)).stdout == done.stdout
+
+
+def test_the_report_says_what_is_missing(tmp_path: Path) -> None:
+    done = _report("-s", f"SIMDEDUP_VERDICT_LOG={tmp_path / '%(name)s.jsonl'}")
+    assert done.returncode == 2
+    assert "no verdict log of pages at" in done.stderr
+    assert "give --log FILE, or set SIMDEDUP_VERDICT_LOG" in _report().stderr
