@@ -151,7 +151,7 @@ def test_no_index_is_an_error_and_nothing_is_created(tmp_path: Path) -> None:
     assert "there is no scrapy-simdedup index" in done.stderr
     assert not (tmp_path / "none").exists()
     usage = simdedup("frobnicate")
-    assert usage.returncode != 0 and "inspect, query, repair, reset" in usage.stderr
+    assert usage.returncode != 0 and "inspect, query, report, repair, reset" in usage.stderr
 
 
 def test_a_redis_index_is_inspected_too(redis_url: str, tmp_path: Path) -> None:
