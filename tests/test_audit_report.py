@@ -129,6 +129,6 @@ def test_the_report_reads_at_a_glance() -> None:
     )
     assert "  e.example and a.example: 0 pages served by both, 4 more near but unconfirmed" in text
     assert "  m.example and a.example: 3 pages served by both\n" in text
-    assert "    0.78  http://e.example/0  ~ http://a.example/0  (2 bits; similarity under" in text
+    assert "    0.780  http://e.example/0  ~ http://a.example/0  (2 bits; similarity under" in text
     assert "0.80-0.85" in text and "<- the threshold" in text
     assert "  SIMDEDUP_CONFIRM_SIMILARITY = 0.65: 4 of the 4 pages kept on similarity alone" in text

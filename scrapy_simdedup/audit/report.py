@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.audit.histogram import counts_in, histogram
 from scrapy_simdedup.audit.summary import why_kept
 from scrapy_simdedup.audit.tuning import JUST_UNDER, distance_advice, threshold_advice
+from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
+from scrapy_simdedup.index.tables import choose_design
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -82,7 +84,8 @@ def _mirror(pair: MirrorPair) -> list[str]:
 def _clusters(summary: Summary, listed: int) -> list[str]:
     lines = []
     for cluster in summary.clusters[:listed]:
-        lines.append(f"  {cluster.original}  ({len(cluster.copies)} copies)")
+        count = len(cluster.copies)
+        lines.append(f"  {cluster.original}  ({count} cop{'y' if count == 1 else 'ies'})")
         lines += [f"    <- {r.get('key')}  {_how(r)}" for r in cluster.copies[:LISTED]]
         if len(cluster.copies) > LISTED:
             lines.append(f"    ... and {len(cluster.copies) - LISTED} more")
@@ -98,7 +101,7 @@ def _how(record: Record) -> str:
     if "similarity" not in record:
         return found
     similarity = float(record["similarity"])
-    return f"{found}, {_bits(record.get('distance'))}, similarity {similarity:.2f}"
+    return f"{found}, {_bits(record.get('distance'))}, similarity {similarity:.3f}"
 
 
 def _bits(distance: object) -> str:
@@ -154,24 +157,22 @@ def _similarities(summary: Summary) -> list[str]:
 
 def _nearest(summary: Summary) -> list[str]:
     threshold = summary.threshold
-    under = sorted(
-        (r for r in summary.unconfirmed if "similarity" in r),
-        key=lambda r: -float(r["similarity"]),
-    )
-    over = sorted(
-        (r for r in summary.copies if "similarity" in r), key=lambda r: float(r["similarity"])
-    )
-    lines = [f"Nearest the threshold ({threshold:.2f})", "  kept, under it:"]
+
+    def nearest(records: list[Record]) -> list[Record]:
+        scored = [r for r in records if "similarity" in r]
+        return sorted(scored, key=lambda r: abs(float(r["similarity"]) - threshold))[:LISTED]
+
+    lines = [f"Nearest the threshold ({threshold:.2f}), the nearest first", "  kept:"]
     lines += [
-        f"    {float(r['similarity']):.2f}  {r.get('key')}  ~ {r.get('candidate')}  "
+        f"    {float(r['similarity']):.3f}  {r.get('key')}  ~ {r.get('candidate')}  "
         f"({_bits(r.get('distance'))}; {why_kept(r, threshold)})"
-        for r in under[:LISTED]
+        for r in nearest(summary.unconfirmed)
     ] or ["    none"]
-    lines.append("  dropped, over it:")
+    lines.append("  dropped:")
     lines += [
-        f"    {float(r['similarity']):.2f}  {r.get('key')}  = {r.get('original')}  "
+        f"    {float(r['similarity']):.3f}  {r.get('key')}  = {r.get('original')}  "
         f"({_bits(r.get('distance'))}, {FOUND_BY.get(str(r.get('found_by')), '?')})"
-        for r in over[:LISTED]
+        for r in nearest(summary.copies)
     ] or ["    none"]
     return lines
 
@@ -185,7 +186,7 @@ def _advice(summary: Summary) -> list[str]:
             f"{similarity.just_under:,} of the {similarity.similar_only:,} pages kept on "
             f"similarity alone sit within {JUST_UNDER} under {similarity.threshold:.2f}; at "
             f"{similarity.suggested:.2f}, {similarity.would_drop:,} of them would be dropped. "
-            "Read the pages kept under it (above) first: if one of them is a distinct page, "
+            "Read the kept pages nearest it (above) first: if one of them is a distinct page, "
             "keep the threshold."
         )
     else:
@@ -199,8 +200,11 @@ def _advice(summary: Summary) -> list[str]:
             f"  SIMDEDUP_CONTENT_MAX_DISTANCE = {distance.suggested}: {distance.beyond:,} of "
             f"{distance.fingerprinted:,} fingerprinted copies lay beyond {distance.max_distance} "
             "bits and were found only by a shared sentence; copies whose longest sentences "
-            "were edited too are missed at this k (each bit more means more candidates to "
-            "confirm per page; a new k needs a new index)"
+            "were edited too are missed at this k. It costs: "
+            f"{choose_design(distance.suggested, DEFAULT_EXPECTED_SIZE).describe()} instead of "
+            f"{choose_design(distance.max_distance, DEFAULT_EXPECTED_SIZE).describe()} at the "
+            "default SIMDEDUP_EXPECTED_PAGES, more candidates to confirm per page, and a new "
+            "index"
         )
     else:
         lines.append(
