@@ -16,11 +16,13 @@ from scrapy.exceptions import UsageError
 if TYPE_CHECKING:
     import argparse
 
+    from scrapy.settings import Settings
+
     from scrapy_simdedup.config import SimDedupConfig
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.judges.verdict import Verdict
 
-ACTIONS = ("inspect", "query", "report", "repair", "reset")
+ACTIONS = ("check", "inspect", "query", "report", "repair", "reset")
 MAX_LISTED = 20
 
 
@@ -31,7 +33,7 @@ class SimDedupCommand(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return "inspect|query|report|repair|reset [SPIDER] [options]"
+        return "check|inspect|query|report|repair|reset [SPIDER] [options]"
 
     def short_desc(self) -> str:
         return "Inspect, query, repair or reset a scrapy-simdedup index; report on its verdicts"
@@ -40,7 +42,9 @@ class SimDedupCommand(ScrapyCommand):
         return (
             "Works on the index the SPIDER's crawls use (found from the project's "
             "SIMDEDUP_* settings and -s overrides, as scrapy crawl finds it), or on the one "
-            "named by --index. inspect: size, parameters and learned URL rules. query: the "
+            "named by --index. check: whether the settings (the SPIDER's custom_settings "
+            "included) are valid and turn the plugin on, where the index and the verdict log "
+            "go. inspect: size, parameters and learned URL rules. query: the "
             "stored pages near --text (or --text-file), and what the URL middleware would "
             "do with --url. report: what the SPIDER's verdict log (SIMDEDUP_VERDICT_LOG, or "
             "--log FILE) says of its last crawl (--all: of every crawl in it): mirror hosts, "
@@ -77,7 +81,12 @@ class SimDedupCommand(ScrapyCommand):
         action, spider = args[0], (args[1] if len(args) > 1 else None)
         try:
             assert self.settings is not None
+            self.settings = _with_spider_settings(self.settings, spider)
             self.config = SimDedupConfig.from_settings(self.settings)
+            if action == "check":
+                self._check(spider, opts)
+                return
+            _warn_if_idle(self.settings)
             if action == "report":
                 self._report(spider, opts)
                 return
@@ -100,6 +109,39 @@ class SimDedupCommand(ScrapyCommand):
             raise UsageError("SIMDEDUP_STORE is 'memory': there is no stored index to open")
         jobdir = self.settings.get("JOBDIR")
         return index_location(config, spider, jobdir), opts.prefix or redis_prefix(config, spider)
+
+    def _check(self, spider: str | None, opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.enabled import (
+            enabled,
+            half_enabled_warning,
+            idle_plugin_warning,
+            own_settings,
+        )
+
+        assert self.settings is not None
+        config, on = self.config, enabled(self.settings)
+        names = own_settings(self.settings)
+        print(f"settings:    valid; {len(names)} SIMDEDUP_* set{': ' if names else ''}"
+              f"{', '.join(names)}")  # fmt: skip
+        mode = f"SIMDEDUP_URL_MODE {config.url_mode!r}"
+        print(
+            f"components:  ContentSeenPipeline {'on' if on.content else 'off'}, "
+            f"UrlSimHashMiddleware {'on' if on.urls else 'off'} ({mode})"
+            + (" through the Addon" if on.addon else "")
+            + ("; SIMDEDUP_ENABLED is False: both off" if not config.enabled else "")
+        )
+        if spider is not None or opts.index:
+            location, _ = self._where(spider, opts)
+            print(f"index:       {location}")
+        print(f"verdict log: {config.verdict_log or 'off (SIMDEDUP_VERDICT_LOG)'}")
+        adaptive = config.url_mode == "adaptive"
+        for warning in (
+            idle_plugin_warning(self.settings),
+            half_enabled_warning(self.settings, adaptive=adaptive),
+        ):
+            if warning:
+                print(f"warning: {warning}")
+                self.exitcode = 1
 
     def _inspect(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.opening import open_stored_index
@@ -196,6 +238,29 @@ class SimDedupCommand(ScrapyCommand):
             print(f"deleted the index at {location}")
         else:
             print(f"there was no index at {location}; nothing was changed")
+
+
+def _with_spider_settings(settings: Settings, spider: str | None) -> Settings:
+    """``settings`` with the spider's ``custom_settings``, as ``scrapy crawl`` would use."""
+    if spider is None:
+        return settings
+    from scrapy.spiderloader import get_spider_loader
+
+    try:
+        spidercls = get_spider_loader(settings).load(spider)
+    except KeyError:  # not a spider of this project: the project's settings alone
+        return settings
+    found = settings.copy()
+    spidercls.update_settings(found)
+    return found
+
+
+def _warn_if_idle(settings: Settings) -> None:
+    from scrapy_simdedup.enabled import idle_plugin_warning
+
+    warning = idle_plugin_warning(settings)
+    if warning:
+        print(f"scrapy simdedup: warning: {warning}", file=sys.stderr)
 
 
 def _print_url_index(index: SimHashIndex) -> None:

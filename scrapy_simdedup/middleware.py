@@ -11,6 +11,7 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
+from scrapy_simdedup.enabled import half_enabled_warning
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.judges.urls import UrlJudge
 from scrapy_simdedup.parking import ParkingLot
@@ -75,6 +76,9 @@ class UrlSimHashMiddleware:
             raise NotConfigured("SIMDEDUP_ENABLED is False")
         if config.url_mode == "off":
             raise NotConfigured("SIMDEDUP_URL_MODE is 'off'")
+        idle = half_enabled_warning(crawler.settings, adaptive=config.url_mode == "adaptive")
+        if idle:
+            logger.warning("simdedup: %s", idle)
         verdicts = CrawlVerdictLog.for_crawler(crawler)
         middleware = cls(crawler, config, DedupState.for_crawler(crawler), verdicts)
         middleware.open_judge()  # a refusal (another stored distance) stops the crawl here

@@ -12,6 +12,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
+from scrapy_simdedup.enabled import half_enabled_warning
 from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper, HelperStoppedError
 from scrapy_simdedup.fingerprint.helper.policy import helper_wanted
@@ -93,6 +94,9 @@ class ContentSeenPipeline:
         config = config_for(crawler)
         if not config.enabled:
             raise NotConfigured("SIMDEDUP_ENABLED is False")
+        idle = half_enabled_warning(crawler.settings, adaptive=config.url_mode == "adaptive")
+        if idle:
+            logger.warning("simdedup: %s", idle)
         verdicts = CrawlVerdictLog.for_crawler(crawler)
         pipeline = cls(crawler, config, DedupState.for_crawler(crawler), verdicts)
         # Opened now, not at open_spider: a store that cannot be used (a folder another

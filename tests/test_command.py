@@ -163,3 +163,38 @@ def test_a_redis_index_is_inspected_too(redis_url: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "pages:      1" in done.stdout
     assert json.dumps(redis_url)[1:-1] in done.stdout
+
+
+def test_check_finds_the_plugin_off_in_a_new_project(tmp_path: Path) -> None:
+    """``scrapy startproject`` writes ``ADDONS = {}``: a line pasted above it is overwritten."""
+
+    def scrapy(*args: str, cwd: Path = tmp_path / "shop") -> subprocess.CompletedProcess[str]:
+        return processes.run(
+            scrapy_command(*args), cwd=cwd, env=crawl_env(), capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+
+    assert scrapy("startproject", "shop", cwd=tmp_path).returncode == 0
+    settings = tmp_path / "shop" / "shop" / "settings.py"
+    written = settings.read_text("utf-8")
+    assert "\nADDONS = {}\n" in written
+    pasted = 'BOT_NAME = "shop"\nADDONS = {"scrapy_simdedup.Addon": 0}\nSIMDEDUP_DIR = "dedup"\n'
+    settings.write_text(written.replace('BOT_NAME = "shop"\n', pasted, 1), "utf-8")
+    off = "SIMDEDUP_DIR is set, but the plugin is not enabled: neither "
+    checked = scrapy("simdedup", "check")
+    assert checked.returncode == 1
+    assert "components:  ContentSeenPipeline off, UrlSimHashMiddleware off" in checked.stdout
+    assert f"warning: {off}" in checked.stdout
+    assert "put the plugin in that line, ADDONS = {" in checked.stdout
+    inspected = scrapy("simdedup", "inspect", "spider")  # every action says so
+    assert f"scrapy simdedup: warning: {off}" in inspected.stderr
+
+    fixed = settings.read_text("utf-8").replace(
+        "\nADDONS = {}\n", '\nADDONS = {"scrapy_simdedup.Addon": 0}\n'
+    )
+    settings.write_text(fixed, "utf-8")
+    checked = scrapy("simdedup", "check")
+    assert checked.returncode == 0, checked.stdout
+    assert "ContentSeenPipeline on, UrlSimHashMiddleware on (SIMDEDUP_URL_MODE 'adaptive') " \
+        "through the Addon" in checked.stdout  # fmt: skip
+    assert "warning" not in checked.stdout + checked.stderr

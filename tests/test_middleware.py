@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -93,6 +94,26 @@ def test_each_judged_request_is_checked_once() -> None:
         stats = _stats(middleware)
     assert stats["simdedup/url/checked"] == 3
     assert stats["simdedup/url/unchecked/dont_filter"] == 1
+
+
+def test_adaptive_mode_without_the_pipeline_warns_that_it_learns_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    alone = {"DOWNLOADER_MIDDLEWARES": {"scrapy_simdedup.UrlSimHashMiddleware": 60}}
+    with opened_middleware(alone):
+        pass
+    warnings = [m for _, level, m in caplog.record_tuples if level == logging.WARNING]
+    assert warnings == [
+        "simdedup: scrapy_simdedup.UrlSimHashMiddleware runs in adaptive mode, but "
+        "scrapy_simdedup.ContentSeenPipeline is not in ITEM_PIPELINES: it learns its rules "
+        "from the pipeline's verdicts, so it will skip nothing. Enable the pipeline (or "
+        'ADDONS = {"scrapy_simdedup.Addon": 0}), or set SIMDEDUP_URL_MODE.'
+    ]
+    caplog.clear()
+    both = {**alone, "ITEM_PIPELINES": {"scrapy_simdedup.ContentSeenPipeline": 100}}
+    with opened_middleware(both), opened_middleware({**alone, "SIMDEDUP_URL_MODE": "strict"}):
+        pass
+    assert not [m for _, level, m in caplog.record_tuples if "learns its rules" in m]
 
 
 def test_only_successful_responses_count_as_fetched() -> None:

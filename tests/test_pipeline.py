@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -220,6 +221,19 @@ def test_a_verdict_log_that_cannot_be_opened_stops_the_crawl(tmp_path: Path) -> 
     crawler.spider = NewsSpider.from_crawler(crawler)
     with pytest.raises(SettingError, match=r"SIMDEDUP_VERDICT_LOG names .*give a writable path"):
         build_from_crawler(ContentSeenPipeline, crawler)
+
+
+def test_url_settings_without_the_middleware_are_named_in_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    pipeline_only = {"ITEM_PIPELINES": {"scrapy_simdedup.ContentSeenPipeline": 100}}
+    with opened_pipeline({**pipeline_only, "SIMDEDUP_URL_MIN_EVIDENCE": 5}):
+        pass
+    assert [m for _, level, m in caplog.record_tuples if level == logging.WARNING] == [
+        "simdedup: SIMDEDUP_URL_MIN_EVIDENCE is set, but scrapy_simdedup.UrlSimHashMiddleware "
+        "is not in DOWNLOADER_MIDDLEWARES: no request is skipped before download. Add "
+        '{"scrapy_simdedup.UrlSimHashMiddleware": 60} to DOWNLOADER_MIDDLEWARES to use it.'
+    ]
 
 
 def test_short_texts_fall_back_to_exact_hashes() -> None:
