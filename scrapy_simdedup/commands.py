@@ -15,6 +15,7 @@ from scrapy.exceptions import UsageError
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from scrapy.settings import Settings
 
@@ -155,7 +156,7 @@ class SimDedupCommand(ScrapyCommand):
             )
             print(f"pages:      {len(index):,}")
             if opts.verify:
-                found = index.verify()
+                found = index.verify(_progress("inspect --verify: content"))
                 state = "consistent" if found.consistent else "INCONSISTENT: run repair"
                 print(
                     f"verify:     {found.entries:,} table entries, {found.missing_entries:,} "
@@ -226,7 +227,7 @@ class SimDedupCommand(ScrapyCommand):
     def _repair(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.maintenance import repair_index
 
-        report = repair_index(location, prefix=prefix)
+        report = repair_index(location, prefix=prefix, progress=_progress())
         print("\n".join(report.lines()))
 
     def _reset(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
@@ -234,7 +235,7 @@ class SimDedupCommand(ScrapyCommand):
 
         if not opts.yes:
             raise UsageError(f"reset deletes the index at {location}; add --yes to go ahead")
-        if reset_index(location, prefix=prefix):
+        if reset_index(location, prefix=prefix, progress=_progress()):
             print(f"deleted the index at {location}")
         else:
             print(f"there was no index at {location}; nothing was changed")
@@ -253,6 +254,12 @@ def _with_spider_settings(settings: Settings, spider: str | None) -> Settings:
     found = settings.copy()
     spidercls.update_settings(found)
     return found
+
+
+def _progress(label: str = "") -> Callable[[str], None]:
+    """Progress lines of a long command, on stderr as they come."""
+    prefix = f"{label} " if label else ""
+    return lambda line: print(f"{prefix}{line}", file=sys.stderr, flush=True)
 
 
 def _warn_if_idle(settings: Settings) -> None:

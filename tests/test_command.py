@@ -108,6 +108,8 @@ def test_repair_through_the_command_after_damage(index_dir: Path) -> None:
     done = simdedup("repair", "pages", "-s", f"SIMDEDUP_DIR={index_dir}")
     assert done.returncode == 0, done.stderr
     assert "LevelDB rebuilt the store" in done.stdout
+    assert f"repair: copying {folder} aside (" in done.stderr  # the steps, as they start
+    assert f"repair: damaged files: LevelDB rebuilds {folder}" in done.stderr
     assert "0 table entries restored, 0 stray entries removed" in done.stdout
     backups = list(index_dir.glob("pages.before-repair-*"))
     assert len(backups) == 1 and not (backups[0] / "CURRENT").exists()
@@ -163,6 +165,11 @@ def test_a_redis_index_is_inspected_too(redis_url: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "pages:      1" in done.stdout
     assert json.dumps(redis_url)[1:-1] in done.stdout
+    redis_args = ["-s", "SIMDEDUP_STORE=redis", "-s", f"SIMDEDUP_REDIS_URL={redis_url}"]
+    reset = simdedup("reset", "pages", *redis_args, "--yes")
+    assert reset.returncode == 0, reset.stderr
+    assert "reset: removing 7 entries of" in reset.stderr  # a page, its 4 table entries, meta
+    assert f"deleted the index at {redis_url}" in reset.stdout
 
 
 def test_check_finds_the_plugin_off_in_a_new_project(tmp_path: Path) -> None:

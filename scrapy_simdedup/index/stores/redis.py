@@ -25,7 +25,7 @@ from redis.retry import Retry
 from scrapy_simdedup.errors import StoreError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
 
 DEFAULT_MAX_BUCKET = 10_000
 LOCK_SECONDS = 30.0  # a holder that died frees the lock after this long
@@ -148,10 +148,23 @@ class RedisStore:
             with contextlib.suppress(redis.RedisError):  # expired: another holder may run
                 lock.release()
 
-    def destroy(self) -> bool:
-        """Delete this store's keys (and only those); True when there were any."""
+    def destroy(self, progress: Callable[[str], None] | None = None) -> bool:
+        """Delete this store's keys (and only those); True when there were any.
+
+        ``UNLINK`` takes the names away at once and Redis frees the memory in the
+        background; ``DEL`` (Redis before 4.0) frees it first, blocking Redis about 0.7 s
+        per million entries, and outlasting the client's timeout on a big index."""
+        names = (self._keys, self._values, self._lock_name)
         try:
-            return bool(self._open().delete(self._keys, self._values, self._lock_name))
+            client = self._open()
+            if progress is not None:
+                entries: int = client.zcard(self._keys)
+                progress(f"reset: removing {entries:,} entries of {self.location}")
+            try:
+                removed = client.unlink(*names)
+            except redis.ResponseError:  # unknown command: Redis before 4.0
+                removed = client.delete(*names)
+            return bool(removed)
         except redis.RedisError as exc:
             raise StoreError(f"resetting {self.location} failed: {exc}") from exc
 
