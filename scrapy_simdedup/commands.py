@@ -7,7 +7,6 @@ Registered through the ``scrapy.commands`` entry point, so it is loaded with eve
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
@@ -16,8 +15,6 @@ from scrapy.exceptions import UsageError
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
-
-    from scrapy.settings import Settings
 
     from scrapy_simdedup.config import SimDedupConfig
     from scrapy_simdedup.index.handle import SimHashIndex
@@ -74,6 +71,7 @@ class SimDedupCommand(ScrapyCommand):
         )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.checkreport import warn_if_idle, with_spider_settings
         from scrapy_simdedup.config import SimDedupConfig
         from scrapy_simdedup.errors import SimDedupError
 
@@ -82,12 +80,12 @@ class SimDedupCommand(ScrapyCommand):
         action, spider = args[0], (args[1] if len(args) > 1 else None)
         try:
             assert self.settings is not None
-            self.settings = _with_spider_settings(self.settings, spider)
+            self.settings = with_spider_settings(self.settings, spider)
             self.config = SimDedupConfig.from_settings(self.settings)
             if action == "check":
                 self._check(spider, opts)
                 return
-            _warn_if_idle(self.settings)
+            warn_if_idle(self.settings)
             if action == "report":
                 self._report(spider, opts)
                 return
@@ -112,37 +110,14 @@ class SimDedupCommand(ScrapyCommand):
         return index_location(config, spider, jobdir), opts.prefix or redis_prefix(config, spider)
 
     def _check(self, spider: str | None, opts: argparse.Namespace) -> None:
-        from scrapy_simdedup.enabled import (
-            enabled,
-            half_enabled_warning,
-            idle_plugin_warning,
-            own_settings,
-        )
+        from scrapy_simdedup.checkreport import check_lines
 
         assert self.settings is not None
-        config, on = self.config, enabled(self.settings)
-        names = own_settings(self.settings)
-        print(f"settings:    valid; {len(names)} SIMDEDUP_* set{': ' if names else ''}"
-              f"{', '.join(names)}")  # fmt: skip
-        mode = f"SIMDEDUP_URL_MODE {config.url_mode!r}"
-        print(
-            f"components:  ContentSeenPipeline {'on' if on.content else 'off'}, "
-            f"UrlSimHashMiddleware {'on' if on.urls else 'off'} ({mode})"
-            + (" through the Addon" if on.addon else "")
-            + ("; SIMDEDUP_ENABLED is False: both off" if not config.enabled else "")
-        )
-        if spider is not None or opts.index:
-            location, _ = self._where(spider, opts)
-            print(f"index:       {location}")
-        print(f"verdict log: {config.verdict_log or 'off (SIMDEDUP_VERDICT_LOG)'}")
-        adaptive = config.url_mode == "adaptive"
-        for warning in (
-            idle_plugin_warning(self.settings),
-            half_enabled_warning(self.settings, adaptive=adaptive),
-        ):
-            if warning:
-                print(f"warning: {warning}")
-                self.exitcode = 1
+        location = self._where(spider, opts)[0] if spider is not None or opts.index else None
+        lines, well = check_lines(self.settings, self.config, location)
+        print("\n".join(lines))
+        if not well:
+            self.exitcode = 1
 
     def _inspect(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.opening import open_stored_index
@@ -182,47 +157,10 @@ class SimDedupCommand(ScrapyCommand):
                 _print_url_query(index, url, self.config)
 
     def _report(self, spider: str | None, opts: argparse.Namespace) -> None:
-        from scrapy_simdedup.audit.log import read_log
-        from scrapy_simdedup.audit.report import report
-        from scrapy_simdedup.audit.summary import last_crawl, summarise
+        from scrapy_simdedup.checkreport import find_verdict_log, report_lines
 
-        path = self._verdict_log(spider, opts)
-        contents = read_log(path)
-        crawls = [r for r in contents.records if r.get("event") == "crawl"]
-        records = contents.records if opts.all else last_crawl(contents.records)
-        if opts.all or len(crawls) < 2:
-            which = f"{len(crawls):,} crawl{'s' if len(crawls) != 1 else ''}"
-        else:
-            which = f"the last of {len(crawls):,} crawls (--all: every one)"
-        if crawls:
-            first = crawls[0] if opts.all else records[0]
-            which += f", started {first.get('time')}"
-        print(f"verdict log: {path} ({which})")
-        if contents.malformed:
-            print(f"  {contents.malformed:,} unreadable lines left out (a crawl killed mid-line?)")
-        defaults = {
-            "confirm_similarity": self.config.confirm_similarity,
-            "content_max_distance": self.config.content_max_distance,
-        }
-        print("\n".join(report(summarise(records, defaults))))
-
-    def _verdict_log(self, spider: str | None, opts: argparse.Namespace) -> Path:
-        from scrapy_simdedup.audit.log import log_files
-
-        if opts.log:
-            return Path(opts.log).expanduser()
-        template = self.config.verdict_log
-        if template is None:
-            raise UsageError("give --log FILE, or set SIMDEDUP_VERDICT_LOG in the project")
-        if spider is None:
-            raise UsageError("name the spider whose verdict log to read, or give --log FILE")
-        found = log_files(template, spider)
-        if not found:
-            raise UsageError(
-                f"no verdict log of {spider} at {template} yet; has a crawl run with "
-                "SIMDEDUP_VERDICT_LOG set?"
-            )
-        return found[-1]
+        path = find_verdict_log(self.config, spider, opts.log)
+        print("\n".join(report_lines(path, self.config, every_crawl=opts.all)))
 
     def _repair(self, location: str, prefix: str, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.maintenance import repair_index
@@ -241,33 +179,10 @@ class SimDedupCommand(ScrapyCommand):
             print(f"there was no index at {location}; nothing was changed")
 
 
-def _with_spider_settings(settings: Settings, spider: str | None) -> Settings:
-    """``settings`` with the spider's ``custom_settings``, as ``scrapy crawl`` would use."""
-    if spider is None:
-        return settings
-    from scrapy.spiderloader import get_spider_loader
-
-    try:
-        spidercls = get_spider_loader(settings).load(spider)
-    except KeyError:  # not a spider of this project: the project's settings alone
-        return settings
-    found = settings.copy()
-    spidercls.update_settings(found)
-    return found
-
-
 def _progress(label: str = "") -> Callable[[str], None]:
     """Progress lines of a long command, on stderr as they come."""
     prefix = f"{label} " if label else ""
     return lambda line: print(f"{prefix}{line}", file=sys.stderr, flush=True)
-
-
-def _warn_if_idle(settings: Settings) -> None:
-    from scrapy_simdedup.enabled import idle_plugin_warning
-
-    warning = idle_plugin_warning(settings)
-    if warning:
-        print(f"scrapy simdedup: warning: {warning}", file=sys.stderr)
 
 
 def _print_url_index(index: SimHashIndex) -> None:

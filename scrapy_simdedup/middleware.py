@@ -50,6 +50,7 @@ class UrlSimHashMiddleware:
 
     Never skipped: ``dont_filter`` requests, redirect hops, requests with
     ``meta["simdedup_dont_skip"]``, and URLs that cannot be judged (counted per reason).
+    With ``SIMDEDUP_VERDICT_LOG``, each skip and re-issue is a JSON line there.
     """
 
     def __init__(

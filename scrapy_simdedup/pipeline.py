@@ -68,8 +68,10 @@ class ContentSeenPipeline:
     New texts are fingerprinted in a helper process when a core is free
     (``SIMDEDUP_FINGERPRINT_PROCESS``); this process looks up and decides.
 
-    Counts everything under ``simdedup/content/...``; logs one INFO summary at close. A
-    store that fails closes the spider (reason ``simdedup_store_error``) after one ERROR.
+    Counts everything under ``simdedup/content/...``; logs one INFO summary at close; with
+    ``SIMDEDUP_VERDICT_LOG`` writes a JSON line per drop, annotation and page kept although
+    near a stored one (``verdictlog.py``). A store that fails closes the spider (reason
+    ``simdedup_store_error``) after one ERROR.
     """
 
     def __init__(
