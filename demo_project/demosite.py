@@ -12,6 +12,9 @@ Four sites, each its own HTTP server on a free loopback port:
 * ``reprints``: the Chinese news reprinted with a new headline, an editor line and a few
   changed characters, and one article that exists only here.
 
+``build_edited_mirror`` serves another pair: short docs pages and a mirror with four words
+of each page replaced, the case ``scrapy simdedup report`` helps tune for (see README).
+
 With ``traps=True`` the original (and so the mirror) also has the URL traps a crawler meets:
 every page linked again with a session id, index pages with sort orders, and an events
 calendar whose months link to the next and previous month (bounded here, so that a crawl
@@ -25,6 +28,7 @@ a perfect crawl keeps exactly one page per id.
 from __future__ import annotations
 
 import html
+import random
 import sys
 import threading
 import zlib
@@ -113,6 +117,36 @@ def build_sites(*, traps: bool = False) -> dict[str, dict[str, Page]]:
     return {"original": original, "mirror": mirror, "partial": partial, "reprints": reprints}
 
 
+EDITED_CHARS = 1200
+"""The edited mirror's pages: the first 1,200 characters of a docs topic, about 180 words."""
+_REPLACEMENTS = ("banana", "river", "quietly", "orange", "window", "silver", "gentle", "ladder")
+
+
+def build_edited_mirror(words: int = 4, seed: int = 17) -> dict[str, dict[str, Page]]:
+    """An ``original`` of short docs pages and an ``edited`` mirror of it, where ``words``
+    words of each page are replaced (a copy edited by hand, or by an article spinner)."""
+    rng = random.Random(seed)
+    original: dict[str, Page] = {}
+    for name, text in docs_topics().items():
+        title, _, body = text.partition("\n")
+        cut = body[:EDITED_CHARS].rsplit(" ", 1)[0]
+        original[f"/docs/{name}.html"] = Page(name, title.strip(), cut)
+    edited = {
+        path: Page(page.content, page.title, _replace_words(page.body, words, rng))
+        for path, page in original.items()
+    }
+    return {"original": original, "edited": edited}
+
+
+def _replace_words(text: str, count: int, rng: random.Random) -> str:
+    """``count`` words replaced, whole words only (no punctuation or line break touched)."""
+    words = text.split(" ")
+    plain = [at for at, word in enumerate(words) if word.isalpha()]
+    for at in rng.sample(plain, min(count, len(plain))):
+        words[at] = rng.choice(_REPLACEMENTS)
+    return " ".join(words)
+
+
 CALENDAR_MONTHS = [f"{year}-{month:02d}" for year in range(2019, 2028) for month in range(1, 13)]
 CALENDAR_ENTRY = "/events/2026-11.html"
 NOTICE = "/hidden/notice.html"
@@ -171,6 +205,7 @@ _LOOKS = {
     "mirror": ("FastMirror: documentation mirror", "Mirror home | Downloads", "Mirrored with care"),
     "partial": ("Partial Docs Copy", "Start | Copies", "Kept by volunteers"),
     "reprints": ("热点新闻网", "首页 | 国内 | 国际 | 财经", "版权所有 热点新闻网"),
+    "edited": ("Docs Digest", "Home | Topics", "Edited for easy reading"),
 }
 
 

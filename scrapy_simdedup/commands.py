@@ -14,13 +14,14 @@ from scrapy.exceptions import UsageError
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
 
     from scrapy_simdedup.config import SimDedupConfig
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.index.location import StoreLocation
     from scrapy_simdedup.judges.verdict import Verdict
 
-ACTIONS = ("inspect", "query", "repair", "reset")
+ACTIONS = ("check", "inspect", "query", "report", "repair", "reset")
 MAX_LISTED = 20
 
 
@@ -31,18 +32,24 @@ class SimDedupCommand(ScrapyCommand):
     default_settings: ClassVar[dict[str, Any]] = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return "inspect|query|repair|reset [SPIDER] [options]"
+        return "check|inspect|query|report|repair|reset [SPIDER] [options]"
 
     def short_desc(self) -> str:
-        return "Inspect, query, repair or reset a scrapy-simdedup index"
+        return "Inspect, query, repair or reset a scrapy-simdedup index; report on its verdicts"
 
     def long_desc(self) -> str:
         return (
             "Works on the index the SPIDER's crawls use (found from the project's "
             "SIMDEDUP_* settings and -s overrides, as scrapy crawl finds it), or on the one "
-            "named by --index. inspect: size, parameters and learned URL rules. query: the "
+            "named by --index. check: whether the settings (the SPIDER's custom_settings "
+            "included) are valid and turn the plugin on, where the index and the verdict log "
+            "go. inspect: size, parameters and learned URL rules. query: the "
             "stored pages near --text (or --text-file), and what the URL middleware would "
-            "do with --url. repair: salvage damaged files (the folder as it was is copied "
+            "do with --url. report: what the SPIDER's verdict log (SIMDEDUP_VERDICT_LOG, or "
+            "--log FILE) says of its last crawl (--all: of every crawl in it): mirror hosts, "
+            "the largest clusters, distances and similarities, the pages nearest the "
+            "confirmation threshold, and suggested settings. "
+            "repair: salvage damaged files (the folder as it was is copied "
             "aside first) and re-validate every entry. reset --yes: delete the index and "
             "nothing else. Never run repair or reset while a crawl uses the index."
         )
@@ -59,8 +66,13 @@ class SimDedupCommand(ScrapyCommand):
         )
         parser.add_argument("--verify", action="store_true", help="inspect: check every entry")
         parser.add_argument("--yes", action="store_true", help="reset: really delete the index")
+        parser.add_argument("--log", metavar="FILE", help="report: the verdict log to read")
+        parser.add_argument(
+            "--all", action="store_true", help="report: every crawl in the log, not the last"
+        )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.checkreport import warn_if_idle, with_spider_settings
         from scrapy_simdedup.config import SimDedupConfig
         from scrapy_simdedup.errors import SimDedupError
 
@@ -69,7 +81,15 @@ class SimDedupCommand(ScrapyCommand):
         action, spider = args[0], (args[1] if len(args) > 1 else None)
         try:
             assert self.settings is not None
+            self.settings = with_spider_settings(self.settings, spider)
             self.config = SimDedupConfig.from_settings(self.settings)
+            if action == "check":
+                self._check(spider, opts)
+                return
+            warn_if_idle(self.settings)
+            if action == "report":
+                self._report(spider, opts)
+                return
             where = self._where(spider, opts)
             getattr(self, f"_{action}")(where, opts)
         except (SimDedupError, ValueError, OSError) as exc:
@@ -95,6 +115,16 @@ class SimDedupCommand(ScrapyCommand):
         where = index_location(config, spider, jobdir)
         return replace(where, prefix=opts.prefix) if opts.prefix else where
 
+    def _check(self, spider: str | None, opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.checkreport import check_lines
+
+        assert self.settings is not None
+        where = self._where(spider, opts) if spider is not None or opts.index else None
+        lines, well = check_lines(self.settings, self.config, where)
+        print("\n".join(lines))
+        if not well:
+            self.exitcode = 1
+
     def _inspect(self, where: StoreLocation, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.opening import open_stored_index
 
@@ -107,7 +137,7 @@ class SimDedupCommand(ScrapyCommand):
             )
             print(f"pages:      {len(index):,}")
             if opts.verify:
-                found = index.verify()
+                found = index.verify(_progress("inspect --verify: content"))
                 state = "consistent" if found.consistent else "INCONSISTENT: run repair"
                 print(
                     f"verify:     {found.entries:,} table entries, {found.missing_entries:,} "
@@ -132,10 +162,16 @@ class SimDedupCommand(ScrapyCommand):
             for url in opts.url:
                 _print_url_query(index, url, self.config)
 
+    def _report(self, spider: str | None, opts: argparse.Namespace) -> None:
+        from scrapy_simdedup.checkreport import find_verdict_log, report_lines
+
+        path = find_verdict_log(self.config, spider, opts.log)
+        print("\n".join(report_lines(path, self.config, every_crawl=opts.all)))
+
     def _repair(self, where: StoreLocation, opts: argparse.Namespace) -> None:
         from scrapy_simdedup.index.maintenance import repair_index
 
-        report = repair_index(where)
+        report = repair_index(where, progress=_progress())
         print("\n".join(report.lines()))
 
     def _reset(self, where: StoreLocation, opts: argparse.Namespace) -> None:
@@ -143,10 +179,16 @@ class SimDedupCommand(ScrapyCommand):
 
         if not opts.yes:
             raise UsageError(f"reset deletes the index at {where}; add --yes to go ahead")
-        if reset_index(where):
+        if reset_index(where, progress=_progress()):
             print(f"deleted the index at {where}")
         else:
             print(f"there was no index at {where}; nothing was changed")
+
+
+def _progress(label: str = "") -> Callable[[str], None]:
+    """Progress lines of a long command, on stderr as they come."""
+    prefix = f"{label} " if label else ""
+    return lambda line: print(f"{prefix}{line}", file=sys.stderr, flush=True)
 
 
 def _print_url_index(index: SimHashIndex) -> None:
@@ -216,7 +258,12 @@ def describe_verdict(verdict: Verdict) -> str:
     if verdict.repeated_key:
         return f"a second item with key {verdict.key} in one crawl: would be dropped"
     if verdict.original is None:
-        doubt = "; similar pages were not confirmed as copies" if verdict.unconfirmed else ""
+        doubt = ""
+        if verdict.unconfirmed and verdict.confirmation is not None:
+            doubt = (
+                f"; the nearest stored page, {verdict.candidate} ({verdict.distance} bits, "
+                f"similarity {verdict.confirmation.similarity:.2f}), was not confirmed as a copy"
+            )
         if verdict.adds_content:
             doubt = "; similar pages were found, but it adds words of its own"
         return f"new: would be kept{doubt}"

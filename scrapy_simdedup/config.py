@@ -1,8 +1,8 @@
 """Every ``SIMDEDUP_*`` setting, read and validated in one place.
 
-A wrong value stops the crawl at start with a ``ValueError`` naming the setting, the value
-and what is allowed; an unknown ``SIMDEDUP_*`` name (a typo) does too, because a misspelt
-setting must never mean a crawl that silently keeps duplicates.
+A wrong value stops the crawl at start with a ``SettingError`` (a ``ValueError``) naming the
+setting, the value and what is allowed; an unknown ``SIMDEDUP_*`` name (a typo) does too,
+because a misspelt setting must never mean a crawl that silently keeps duplicates.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ import difflib
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
+from scrapy_simdedup.audit.log import log_path
+from scrapy_simdedup.errors import SettingError
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
 from scrapy_simdedup.index.location import REDIS_SCHEMES, STORE_KINDS, redacted
 from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
@@ -57,6 +59,7 @@ class SimDedupConfig:
     url_max_distance: int = 3
     url_min_evidence: int = MIN_EVIDENCE
     url_sample_every: int = SAMPLE_EVERY
+    verdict_log: str | None = None  # a JSON-lines file; %(name)s and %(time)s as in FEEDS
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
@@ -82,14 +85,14 @@ class SimDedupConfig:
         _range("SIMDEDUP_MEMORY_LIMIT", self.memory_limit, 1_000, 10**10)
         _choice("SIMDEDUP_URL_MODE", self.url_mode, URL_MODES)
         if not self.redis_url.startswith(REDIS_SCHEMES):
-            raise ValueError(
+            raise SettingError(
                 f"SIMDEDUP_REDIS_URL must be a redis://, rediss:// or unix:// URL, "
                 f"got {redacted(self.redis_url)!r}"
             )
         if self.redis_prefix is not None and (
             not self.redis_prefix or "{" in self.redis_prefix or "}" in self.redis_prefix
         ):
-            raise ValueError(
+            raise SettingError(
                 "SIMDEDUP_REDIS_PREFIX must be non-empty, without braces; "
                 f"got {self.redis_prefix!r}"
             )
@@ -98,14 +101,27 @@ class SimDedupConfig:
         _range("SIMDEDUP_URL_SAMPLE_EVERY", self.url_sample_every, 2, 10_000)
         names = self.content_fields
         if not names or not all(isinstance(name, str) and name for name in names):
-            raise ValueError(
+            raise SettingError(
                 f"SIMDEDUP_CONTENT_FIELDS must be a non-empty list of item field names, "
                 f"got {self.content_fields!r}"
             )
+        if self.verdict_log is not None:
+            _log_template(self.verdict_log)
         if self.dir is not None and (not self.dir.strip() or "\x00" in self.dir):
-            raise ValueError(
+            raise SettingError(
                 f"SIMDEDUP_DIR must be a non-empty path without NUL bytes, got {self.dir!r}"
             )
+
+
+def _log_template(template: str) -> None:
+    if not template.strip() or "\x00" in template:
+        raise SettingError(
+            f"SIMDEDUP_VERDICT_LOG must be a file path without NUL bytes, got {template!r}"
+        )
+    try:
+        log_path(template, "spider")
+    except ValueError as exc:
+        raise SettingError(f"SIMDEDUP_VERDICT_LOG: {exc}") from None
 
 
 def _refuse_unknown(settings: BaseSettings, known: dict[str, str]) -> None:
@@ -113,7 +129,7 @@ def _refuse_unknown(settings: BaseSettings, known: dict[str, str]) -> None:
         if isinstance(name, str) and name.startswith("SIMDEDUP_") and name not in known:
             close = difflib.get_close_matches(name, known, n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
-            raise ValueError(f"{name} is not a scrapy-simdedup setting{hint}")
+            raise SettingError(f"{name} is not a scrapy-simdedup setting{hint}")
 
 
 def _read(settings: BaseSettings, name: str, default: object) -> object:
@@ -131,17 +147,17 @@ def _read(settings: BaseSettings, name: str, default: object) -> object:
             return tuple(settings.getlist(name))
     except (TypeError, ValueError):
         kind = _KINDS[type(default)]
-        raise ValueError(f"{name} must be {kind}, got {raw!r}") from None
+        raise SettingError(f"{name} must be {kind}, got {raw!r}") from None
     if not isinstance(raw, str):
-        raise ValueError(f"{name} must be a string, got {raw!r}")
+        raise SettingError(f"{name} must be a string, got {raw!r}")
     return raw
 
 
 def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
+        raise SettingError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {value!r}")
 
 
 def _range(name: str, value: float, low: float, high: float) -> None:
     if not low <= value <= high:
-        raise ValueError(f"{name} must be between {low:,} and {high:,}; got {value!r}")
+        raise SettingError(f"{name} must be between {low:,} and {high:,}; got {value!r}")

@@ -1,6 +1,7 @@
 """The exceptions scrapy-simdedup raises, in one small tree.
 
     SimDedupError
+    ├── SettingError           a SIMDEDUP_* setting is unknown or has a wrong value
     ├── TextTooShortError      text has too few features for a reliable SimHash
     ├── UndecodablePageError   bytes that are not text (binary) or whose encoding cannot be told
     └── StoreError             the index's storage cannot be used as asked
@@ -18,6 +19,11 @@ from __future__ import annotations
 
 class SimDedupError(Exception):
     """Base class of every error this package raises on purpose."""
+
+
+class SettingError(SimDedupError, ValueError):
+    """A ``SIMDEDUP_*`` setting is unknown (a typo) or has a value out of its range; the
+    message names the setting, the value and what is allowed."""
 
 
 class TextTooShortError(SimDedupError, ValueError):

@@ -11,19 +11,23 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
+from scrapy_simdedup.enabled import half_enabled_warning
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.judges.urls import UrlJudge
 from scrapy_simdedup.parking import ParkingLot
 from scrapy_simdedup.reissue import REISSUED, RequestBets
 from scrapy_simdedup.signals import content_released, content_verdict
+from scrapy_simdedup.startup import config_for
 from scrapy_simdedup.state import DedupState
 from scrapy_simdedup.url.parts import UrlParts, url_parts
+from scrapy_simdedup.verdictlog import CrawlVerdictLog
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
     from typing_extensions import Self
 
+    from scrapy_simdedup.url.bets import Bet
     from scrapy_simdedup.url.learner import Decision
 
 logger = logging.getLogger(__name__)
@@ -46,12 +50,20 @@ class UrlSimHashMiddleware:
 
     Never skipped: ``dont_filter`` requests, redirect hops, requests with
     ``meta["simdedup_dont_skip"]``, and URLs that cannot be judged (counted per reason).
+    With ``SIMDEDUP_VERDICT_LOG``, each skip and re-issue is a JSON line there.
     """
 
-    def __init__(self, crawler: Crawler, config: SimDedupConfig, state: DedupState) -> None:
+    def __init__(
+        self,
+        crawler: Crawler,
+        config: SimDedupConfig,
+        state: DedupState,
+        verdicts: CrawlVerdictLog | None = None,
+    ) -> None:
         self.crawler = crawler
         self.config = config
         self.state = state
+        self.verdicts = verdicts or CrawlVerdictLog(crawler, None)
         self.judge: UrlJudge | None = None
         self.bets: RequestBets | None = None
         self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
@@ -60,13 +72,18 @@ class UrlSimHashMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = SimDedupConfig.from_settings(crawler.settings)
+        config = config_for(crawler)
         if not config.enabled:
             raise NotConfigured("SIMDEDUP_ENABLED is False")
         if config.url_mode == "off":
             raise NotConfigured("SIMDEDUP_URL_MODE is 'off'")
-        middleware = cls(crawler, config, DedupState.for_crawler(crawler))
+        idle = half_enabled_warning(crawler.settings, adaptive=config.url_mode == "adaptive")
+        if idle:
+            logger.warning("simdedup: %s", idle)
+        verdicts = CrawlVerdictLog.for_crawler(crawler)
+        middleware = cls(crawler, config, DedupState.for_crawler(crawler), verdicts)
         middleware.open_judge()  # a refusal (another stored distance) stops the crawl here
+        verdicts.acquire()
         for handler, signal in (
             (middleware.spider_opened, signals.spider_opened),
             (middleware.spider_idle, signals.spider_idle),
@@ -104,7 +121,9 @@ class UrlSimHashMiddleware:
             self.open_judge()
         assert self.judge is not None and self.crawler.spider is not None
         lot = ParkingLot(self.judge.urls.store, self.crawler.spider)
-        self.bets = RequestBets(self.crawler, lot, self.judge.enqueue, self._store_failed)
+        self.bets = RequestBets(
+            self.crawler, lot, self.judge.enqueue, self._store_failed, reissued=self._reissued
+        )
         self.judge.held = self.bets.held
         left = self.bets.resume()
         self._count_rules()
@@ -145,6 +164,7 @@ class UrlSimHashMiddleware:
         logger.info(keys.url_summary(self._stats, mirrors))
         self.judge = None
         self.state.release()
+        self.verdicts.release()
 
     def request_scheduled(self, request: Request) -> None:
         """Skips a request before it enters the scheduler (raising ``IgnoreRequest``)."""
@@ -154,6 +174,8 @@ class UrlSimHashMiddleware:
         """The backstop: checks again with what was learned while the request waited."""
         if not request.meta.get(SAMPLE):
             self._check(request, scheduling=False)
+        elif self.judge is not None and not self._failed:
+            self._stats.inc_value(keys.URL_CHECKED)  # judged when scheduled: a sample
 
     def process_response(self, request: Request, response: Response) -> Response:
         parts = self._judged_parts(request)
@@ -220,13 +242,15 @@ class UrlSimHashMiddleware:
 
     def _check(self, request: Request, *, scheduling: bool) -> None:
         if self.judge is None or self._failed:
-            if scheduling:
+            if not scheduling:
                 self._stats.inc_value(keys.url_unchecked("store_unavailable"))
             return
+        # Counted once, on the way to the downloader (or when skipped): a request read back
+        # from a JOBDIR queue was never scheduled in this run, a duplicate never goes on.
         exempt = self._exemption(request)
-        parts = None if exempt else self._parts(request, count=scheduling)
+        parts = None if exempt else self._parts(request, count=not scheduling)
         if parts is None:
-            if exempt and scheduling:
+            if exempt and not scheduling:
                 self._stats.inc_value(keys.url_unchecked(exempt))
             return
         if scheduling and parts.url in (self.bets or ()):
@@ -239,11 +263,11 @@ class UrlSimHashMiddleware:
         except StoreError as exc:
             self._store_failed(exc)
             return
-        if scheduling:
-            self._stats.inc_value(keys.URL_CHECKED)
         if decision.skip and self.config.drop:
             self._skip(request, parts, decision)
         self._fetch(request, parts, decision, scheduling=scheduling)
+        if not scheduling:  # on its way to the downloader, judged: checked, once
+            self._stats.inc_value(keys.URL_CHECKED)
 
     def _fetch(
         self, request: Request, parts: UrlParts, decision: Decision, *, scheduling: bool
@@ -269,10 +293,16 @@ class UrlSimHashMiddleware:
                 return
             self._stats.inc_value(keys.URL_PARKED)
         self._stats.inc_value(keys.url_skipped(decision.reason))
+        self._stats.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
+        self.verdicts.skipped(request.url, rule, decision.counterpart)
         logger.debug("simdedup: skipped %s (%s)", request.url, rule.describe())
         self._queued_by.pop(request, None)
         self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
         raise IgnoreRequest(f"simdedup: predicted duplicate ({decision.reason})")
+
+    def _reissued(self, bet: Bet[Request], why: str) -> None:
+        rule = self.judge.learner.rule(bet.rule) if self.judge and bet.rule else None
+        self.verdicts.reissued(bet.ticket.url, why, rule, bet.counterpart)
 
     def _counterpart_lost(self, url: str, why: str) -> None:
         """``url`` will not bring its page: bets relying on it are re-issued."""

@@ -12,13 +12,16 @@ from scrapy.exceptions import DropItem, NotConfigured
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
+from scrapy_simdedup.enabled import half_enabled_warning
 from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper, HelperStoppedError
 from scrapy_simdedup.fingerprint.helper.policy import helper_wanted
 from scrapy_simdedup.itemtext import MISSING_CONTENT_FIELDS, item_text
 from scrapy_simdedup.judges.content import TEXT_KEY, ContentJudge
 from scrapy_simdedup.signals import content_released, content_verdict
+from scrapy_simdedup.startup import config_for
 from scrapy_simdedup.state import DedupState
+from scrapy_simdedup.verdictlog import CrawlVerdictLog
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -65,14 +68,23 @@ class ContentSeenPipeline:
     New texts are fingerprinted in a helper process when a core is free
     (``SIMDEDUP_FINGERPRINT_PROCESS``); this process looks up and decides.
 
-    Counts everything under ``simdedup/content/...``; logs one INFO summary at close. A
-    store that fails closes the spider (reason ``simdedup_store_error``) after one ERROR.
+    Counts everything under ``simdedup/content/...``; logs one INFO summary at close; with
+    ``SIMDEDUP_VERDICT_LOG`` writes a JSON line per drop, annotation and page kept although
+    near a stored one (``verdictlog.py``). A store that fails closes the spider (reason
+    ``simdedup_store_error``) after one ERROR.
     """
 
-    def __init__(self, crawler: Crawler, config: SimDedupConfig, state: DedupState) -> None:
+    def __init__(
+        self,
+        crawler: Crawler,
+        config: SimDedupConfig,
+        state: DedupState,
+        verdicts: CrawlVerdictLog | None = None,
+    ) -> None:
         self.crawler = crawler
         self.config = config
         self.state = state
+        self.verdicts = verdicts or CrawlVerdictLog(crawler, None)
         self.index: SimHashIndex | None = None
         self._annotation_warned = False
         self._missing_content_warned = False
@@ -81,13 +93,19 @@ class ContentSeenPipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        config = SimDedupConfig.from_settings(crawler.settings)
+        config = config_for(crawler)
         if not config.enabled:
             raise NotConfigured("SIMDEDUP_ENABLED is False")
-        pipeline = cls(crawler, config, DedupState.for_crawler(crawler))
+        idle = half_enabled_warning(crawler.settings, adaptive=config.url_mode == "adaptive")
+        if idle:
+            logger.warning("simdedup: %s", idle)
+        verdicts = CrawlVerdictLog.for_crawler(crawler)
+        pipeline = cls(crawler, config, DedupState.for_crawler(crawler), verdicts)
         # Opened now, not at open_spider: a store that cannot be used (a folder another
-        # crawl holds, a damaged store) stops the crawl before anything is scheduled.
+        # crawl holds, a damaged store) or a verdict log that cannot be written stops the
+        # crawl before anything is scheduled.
         pipeline._opened(pipeline.state.open())
+        verdicts.acquire()
         crawler.signals.connect(pipeline.item_dropped, signal=signals.item_dropped)
         return pipeline
 
@@ -128,6 +146,7 @@ class ContentSeenPipeline:
                 self._stats.set_value(keys.INDEX_SKIPPED_ENTRIES, self.index.skipped_entries)
             self.state.release()
             self.index = self.judge = None
+            self.verdicts.release()
         logger.info(keys.summary(self._stats))
         helper, self._helper = self._helper, None
         return None if helper is None else helper.stop()
@@ -196,12 +215,16 @@ class ContentSeenPipeline:
         if not key.startswith(TEXT_KEY):
             self.crawler.signals.send_catch_log(content_verdict, key=key, original=original)
         if original is None or not verdict.copy:
+            if verdict.unconfirmed:
+                self.verdicts.verdict(verdict, "unconfirmed")
             self._annotate(adapter, key, 0)
             return adapter.item
         if self.config.drop:
             self._stats.inc_value(keys.CONTENT_DROPPED)
+            self.verdicts.verdict(verdict, "dropped")
             raise NearDuplicateItem(key, original, verdict.distance)
         self._stats.inc_value(keys.CONTENT_ANNOTATED)
+        self.verdicts.verdict(verdict, "annotated")
         self._annotate(adapter, original, verdict.distance)
         return adapter.item
 

@@ -30,7 +30,8 @@ REISSUED = "simdedup_reissued"
 
 class RequestBets:
     """Parks, stores and re-issues skipped requests. ``requeued(url)`` is told of each
-    re-issued URL; ``store_failed`` of a store error (the store is then left alone)."""
+    re-issued URL; ``store_failed`` of a store error (the store is then left alone);
+    ``reissued(bet, why)``, when given, of each bet re-issued (the verdict log)."""
 
     def __init__(
         self,
@@ -38,12 +39,15 @@ class RequestBets:
         lot: ParkingLot,
         requeued: Callable[[str], None],
         store_failed: Callable[[StoreError], None],
+        *,
+        reissued: Callable[[Bet[Request], str], None] | None = None,
     ) -> None:
         self.crawler = crawler
         self.lot = lot
         self.held: ParkedBets[Request] = ParkedBets()
         self._requeued = requeued
         self._store_failed = store_failed
+        self._reissued = reissued
 
     def __contains__(self, url: object) -> bool:
         return url in self.held
@@ -94,6 +98,8 @@ class RequestBets:
         for bet in bets:
             request = bet.ticket.replace(dont_filter=True, meta={**bet.ticket.meta, REISSUED: why})
             self.crawler.stats.inc_value(keys.url_reissued(why))
+            if self._reissued is not None:
+                self._reissued(bet, why)
             logger.debug(
                 "simdedup: re-issued %s (%s; it relied on %s)", request.url, why, bet.counterpart
             )

@@ -22,6 +22,7 @@ from scrapy_simdedup.index.handle import SimHashIndex
 from scrapy_simdedup.index.location import StoreLocation
 from scrapy_simdedup.index.maintenance import reset_index
 from scrapy_simdedup.index.opening import open_index
+from scrapy_simdedup.startup import config_for
 from scrapy_simdedup.stats import STORE_ERROR_REASON
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class DedupState:
     def for_crawler(cls, crawler: Crawler) -> DedupState:
         state = cls._by_crawler.get(crawler)
         if state is None:
-            config = SimDedupConfig.from_settings(crawler.settings)
+            config = config_for(crawler)
             state = cls._by_crawler[crawler] = cls(crawler, config)
         return state
 

@@ -27,6 +27,8 @@ CONTENT_RELEASED = "simdedup/content/released"  # stored, then dropped by a late
 INDEX_SIZE = "simdedup/index/size"
 INDEX_SKIPPED_ENTRIES = "simdedup/index/skipped_entries"  # broken or over a bucket's cap
 URL_CHECKED = "simdedup/url/checked"
+"""Requests the URL judge decided on, each once: when skipped, or when sent to download (a
+request read back from a JOBDIR queue too). Exempt and unjudgeable ones are ``unchecked``."""
 URL_FETCHED = "simdedup/url/fetched"
 URL_SAMPLED = "simdedup/url/sampled"
 URL_PARKED = "simdedup/url/parked"  # skipped on a bet, held until it is settled

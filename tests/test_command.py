@@ -108,6 +108,8 @@ def test_repair_through_the_command_after_damage(index_dir: Path) -> None:
     done = simdedup("repair", "pages", "-s", f"SIMDEDUP_DIR={index_dir}")
     assert done.returncode == 0, done.stderr
     assert "LevelDB rebuilt the store" in done.stdout
+    assert f"repair: copying {folder} aside (" in done.stderr  # the steps, as they start
+    assert f"repair: damaged files: LevelDB rebuilds {folder}" in done.stderr
     assert "0 table entries restored, 0 stray entries removed" in done.stdout
     backups = list(index_dir.glob("pages.before-repair-*"))
     assert len(backups) == 1 and not (backups[0] / "CURRENT").exists()
@@ -151,7 +153,7 @@ def test_no_index_is_an_error_and_nothing_is_created(tmp_path: Path) -> None:
     assert "there is no scrapy-simdedup index" in done.stderr
     assert not (tmp_path / "none").exists()
     usage = simdedup("frobnicate")
-    assert usage.returncode != 0 and "inspect, query, repair, reset" in usage.stderr
+    assert usage.returncode != 0 and "inspect, query, report, repair, reset" in usage.stderr
 
 
 def test_a_redis_index_is_inspected_too(redis_url: str, tmp_path: Path) -> None:
@@ -163,3 +165,43 @@ def test_a_redis_index_is_inspected_too(redis_url: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "pages:      1" in done.stdout
     assert json.dumps(redis_url)[1:-1] in done.stdout
+    redis_args = ["-s", "SIMDEDUP_STORE=redis", "-s", f"SIMDEDUP_REDIS_URL={redis_url}"]
+    reset = simdedup("reset", "pages", *redis_args, "--yes")
+    assert reset.returncode == 0, reset.stderr
+    assert "reset: removing 7 entries of" in reset.stderr  # a page, its 4 table entries, meta
+    assert f"deleted the index at {redis_url}" in reset.stdout
+
+
+def test_check_finds_the_plugin_off_in_a_new_project(tmp_path: Path) -> None:
+    """``scrapy startproject`` writes ``ADDONS = {}``: a line pasted above it is overwritten."""
+
+    def scrapy(*args: str, cwd: Path = tmp_path / "shop") -> subprocess.CompletedProcess[str]:
+        return processes.run(
+            scrapy_command(*args), cwd=cwd, env=crawl_env(), capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+
+    assert scrapy("startproject", "shop", cwd=tmp_path).returncode == 0
+    settings = tmp_path / "shop" / "shop" / "settings.py"
+    written = settings.read_text("utf-8")
+    assert "\nADDONS = {}\n" in written
+    pasted = 'BOT_NAME = "shop"\nADDONS = {"scrapy_simdedup.Addon": 0}\nSIMDEDUP_DIR = "dedup"\n'
+    settings.write_text(written.replace('BOT_NAME = "shop"\n', pasted, 1), "utf-8")
+    off = "SIMDEDUP_DIR is set, but the plugin is not enabled: neither "
+    checked = scrapy("simdedup", "check")
+    assert checked.returncode == 1
+    assert "components:  ContentSeenPipeline off, UrlSimHashMiddleware off" in checked.stdout
+    assert f"warning: {off}" in checked.stdout
+    assert "put the plugin in that line, ADDONS = {" in checked.stdout
+    inspected = scrapy("simdedup", "inspect", "spider")  # every action says so
+    assert f"scrapy simdedup: warning: {off}" in inspected.stderr
+
+    fixed = settings.read_text("utf-8").replace(
+        "\nADDONS = {}\n", '\nADDONS = {"scrapy_simdedup.Addon": 0}\n'
+    )
+    settings.write_text(fixed, "utf-8")
+    checked = scrapy("simdedup", "check")
+    assert checked.returncode == 0, checked.stdout
+    assert "ContentSeenPipeline on, UrlSimHashMiddleware on (SIMDEDUP_URL_MODE 'adaptive') " \
+        "through the Addon" in checked.stdout  # fmt: skip
+    assert "warning" not in checked.stdout + checked.stderr

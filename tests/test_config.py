@@ -65,6 +65,11 @@ def test_values_are_read_with_their_types() -> None:
         ({"SIMDEDUP_DIR": 5}, "SIMDEDUP_DIR must be a string, got 5"),
         ({"SIMDEDUP_CONTENT_MAX_DISTANSE": 2}, "did you mean SIMDEDUP_CONTENT_MAX_DISTANCE"),
         ({"SIMDEDUP_FOO": 1}, "SIMDEDUP_FOO is not a scrapy-simdedup setting"),
+        ({"SIMDEDUP_VERDICT_LOG": ""}, "SIMDEDUP_VERDICT_LOG must be a file path"),
+        (
+            {"SIMDEDUP_VERDICT_LOG": "%(spider)s.jsonl"},
+            "SIMDEDUP_VERDICT_LOG: '%(spider",
+        ),
     ],
 )
 def test_wrong_values_are_named(settings: dict[str, Any], message: str) -> None:

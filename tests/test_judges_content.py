@@ -156,6 +156,23 @@ def test_a_cut_reprint_first_then_the_full_original_keeps_both(index: SimHashInd
         assert full.confirmation.direction == "stored_in_page"
 
 
+def test_an_unconfirmed_candidate_is_named_with_its_distance(index: SimHashIndex) -> None:
+    judge = ContentJudge(index, confirm_similarity=0.95)
+    judge.judge(ARTICLE, "https://a.example/story")
+    words = ARTICLE.split(" ")
+    edited = " ".join("banana" if at % 60 == 7 else word for at, word in enumerate(words))
+    verdict = judge.judge(edited, "https://b.example/story")
+    assert (verdict.copy, verdict.unconfirmed, verdict.original) == (False, True, None)
+    assert verdict.candidate == "https://a.example/story"
+    assert verdict.found_by in ("simhash", "sentences")
+    assert verdict.distance == hamming_distance(
+        index.fingerprint_text(ARTICLE).simhash or 0, index.fingerprint_text(edited).simhash or 0
+    )
+    assert verdict.confirmation is not None
+    assert 0.5 < verdict.confirmation.similarity < 0.95
+    assert verdict.confirmation.length_ratio > 0.95  # "banana" replaced stop words too
+
+
 @pytest.mark.parametrize(
     "edit",
     [

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -77,6 +80,42 @@ def test_learned_mirror_skips_and_exemptions_are_never_skipped() -> None:
         assert stats[f"simdedup/url/unchecked/{reason}"] == 1
 
 
+def test_each_judged_request_is_checked_once() -> None:
+    """``simdedup/url/checked``: requests decided on, skipped or sent to download, once."""
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        _teach_mirror(middleware)
+        assert not _skipped(middleware, Request(f"{ORIGINAL}/p/200.html"))
+        middleware.request_scheduled(Request(f"{ORIGINAL}/p/200.html"))  # queued already
+        assert _skipped(middleware, Request(f"{MIRROR}/p/100.html"))
+        # Read back from a JOBDIR queue: never scheduled in this run.
+        middleware.process_request(Request(f"{ORIGINAL}/p/201.html"))
+        start = Request(f"{ORIGINAL}/", dont_filter=True)
+        assert not _skipped(middleware, start)
+        stats = _stats(middleware)
+    assert stats["simdedup/url/checked"] == 3
+    assert stats["simdedup/url/unchecked/dont_filter"] == 1
+
+
+def test_adaptive_mode_without_the_pipeline_warns_that_it_learns_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    alone = {"DOWNLOADER_MIDDLEWARES": {"scrapy_simdedup.UrlSimHashMiddleware": 60}}
+    with opened_middleware(alone):
+        pass
+    warnings = [m for _, level, m in caplog.record_tuples if level == logging.WARNING]
+    assert warnings == [
+        "simdedup: scrapy_simdedup.UrlSimHashMiddleware runs in adaptive mode, but "
+        "scrapy_simdedup.ContentSeenPipeline is not in ITEM_PIPELINES: it learns its rules "
+        "from the pipeline's verdicts, so it will skip nothing. Enable the pipeline (or "
+        'ADDONS = {"scrapy_simdedup.Addon": 0}), or set SIMDEDUP_URL_MODE.'
+    ]
+    caplog.clear()
+    both = {**alone, "ITEM_PIPELINES": {"scrapy_simdedup.ContentSeenPipeline": 100}}
+    with opened_middleware(both), opened_middleware({**alone, "SIMDEDUP_URL_MODE": "strict"}):
+        pass
+    assert not [m for _, level, m in caplog.record_tuples if "learns its rules" in m]
+
+
 def test_only_successful_responses_count_as_fetched() -> None:
     with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
         _teach_mirror(middleware)
@@ -147,8 +186,10 @@ class RecordingEngine:
         self.crawled.append(request)
 
 
-def test_a_parked_request_is_reissued_when_its_counterpart_fails() -> None:
-    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+def test_a_parked_request_is_reissued_when_its_counterpart_fails(tmp_path: Path) -> None:
+    log = tmp_path / "verdicts.jsonl"
+    settings = {"SIMDEDUP_URL_SAMPLE_EVERY": 1000, "SIMDEDUP_VERDICT_LOG": str(log)}
+    with opened_middleware(settings) as middleware:
         engine = RecordingEngine()
         middleware.crawler.engine = engine  # type: ignore[assignment]
         _teach_mirror(middleware)
@@ -178,6 +219,23 @@ def test_a_parked_request_is_reissued_when_its_counterpart_fails() -> None:
         "simdedup/url/reissued/counterpart_released": 1,
         "simdedup/url/reissued/unsettled": 1,
     }
+    # The verdict log: a line per skip and per re-issue, naming rule and counterpart.
+    lines = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    assert [line["event"] for line in lines] == ["crawl"] + ["url_skipped"] * 5 + [
+        "url_reissued"
+    ] * 5
+    for n, line in enumerate(lines[1:6]):
+        assert (line["url"], line["counterpart"], line["rule"]) == (
+            f"{MIRROR}/q/{n}.html", f"{ORIGINAL}/q/{n}.html", "mirror",
+        )  # fmt: skip
+        assert line["rule_name"] == "m.example mirrors a.example"
+    assert [(line["url"], line["why"], line["rule"]) for line in lines[6:]] == [
+        (f"{MIRROR}/q/0.html", "counterpart_failed", "mirror"),
+        (f"{MIRROR}/q/1.html", "counterpart_failed", "mirror"),
+        (f"{MIRROR}/q/2.html", "counterpart_dropped", "mirror"),
+        (f"{MIRROR}/q/3.html", "counterpart_released", "mirror"),
+        (f"{MIRROR}/q/4.html", "unsettled", "mirror"),
+    ]
 
 
 def test_annotate_mode_counts_what_it_would_skip_and_fetches_it() -> None:

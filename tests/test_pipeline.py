@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.test import get_crawler
 
 from benchmarks.corpora import chinese_articles, english_articles
-from scrapy_simdedup.errors import StoreError
+from scrapy_simdedup.errors import SettingError, StoreError
 from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
@@ -173,6 +175,65 @@ def test_annotate_mode_keeps_copies_and_names_the_cluster() -> None:
         item = PageItem(url="https://c.example/1", text=REPRINT)  # no fields to annotate
         assert pipeline.process_item(item) is item
         assert simdedup_stats(pipeline)["simdedup/content/skipped/annotation_unsupported"] == 1
+
+
+def test_the_verdict_log_has_one_line_per_drop_annotation_and_doubt(tmp_path: Path) -> None:
+    words = ARTICLE.split(" ")
+    edited = " ".join("banana" if at % 60 == 7 else word for at, word in enumerate(words))
+    for drop, event in ((True, "dropped"), (False, "annotated")):
+        template = tmp_path / f"{event}-%(name)s.jsonl"
+        settings = {
+            "SIMDEDUP_VERDICT_LOG": str(template),
+            "SIMDEDUP_CONFIRM_SIMILARITY": 0.95,
+            "SIMDEDUP_DROP": drop,
+        }
+        with opened_pipeline(settings) as pipeline:
+            pipeline.process_item({"url": "https://a.example/1", "text": ARTICLE})
+            try:
+                pipeline.process_item({"url": "https://b.example/1", "text": REPRINT})
+            except NearDuplicateItem:
+                assert drop
+            pipeline.process_item({"url": "https://c.example/1", "text": edited})
+            pipeline.process_item({"url": "https://d.example/1", "text": OTHER})
+            stats = simdedup_stats(pipeline)
+        text = (tmp_path / f"{event}-news.jsonl").read_text("utf-8")
+        lines = [json.loads(line) for line in text.splitlines()]
+        assert [line["event"] for line in lines] == ["crawl", event, "unconfirmed"]
+        assert lines[0]["spider"] == "news" and lines[0]["confirm_similarity"] == 0.95
+        assert (lines[1]["key"], lines[1]["original"], lines[1]["found_by"]) == (
+            "https://b.example/1", "https://a.example/1", "simhash",
+        )  # fmt: skip
+        assert lines[1]["distance"] <= 3 and lines[1]["similarity"] >= 0.95
+        assert lines[1]["direction"] == "page_in_stored"
+        assert (lines[2]["key"], lines[2]["candidate"]) == (
+            "https://c.example/1", "https://a.example/1",
+        )  # fmt: skip
+        assert lines[2]["similarity"] < 0.95 and lines[2]["adds_content"] is False
+        assert stats[f"simdedup/content/{event}"] == stats["simdedup/content/unconfirmed"] == 1
+
+
+def test_a_verdict_log_that_cannot_be_opened_stops_the_crawl(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    crawler = get_crawler(
+        NewsSpider,
+        {"SIMDEDUP_STORE": "memory", "SIMDEDUP_VERDICT_LOG": str(tmp_path / "file" / "v.jsonl")},
+    )
+    crawler.spider = NewsSpider.from_crawler(crawler)
+    with pytest.raises(SettingError, match=r"SIMDEDUP_VERDICT_LOG names .*give a writable path"):
+        build_from_crawler(ContentSeenPipeline, crawler)
+
+
+def test_url_settings_without_the_middleware_are_named_in_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    pipeline_only = {"ITEM_PIPELINES": {"scrapy_simdedup.ContentSeenPipeline": 100}}
+    with opened_pipeline({**pipeline_only, "SIMDEDUP_URL_MIN_EVIDENCE": 5}):
+        pass
+    assert [m for _, level, m in caplog.record_tuples if level == logging.WARNING] == [
+        "simdedup: SIMDEDUP_URL_MIN_EVIDENCE is set, but scrapy_simdedup.UrlSimHashMiddleware "
+        "is not in DOWNLOADER_MIDDLEWARES: no request is skipped before download. Add "
+        '{"scrapy_simdedup.UrlSimHashMiddleware": 60} to DOWNLOADER_MIDDLEWARES to use it.'
+    ]
 
 
 def test_short_texts_fall_back_to_exact_hashes() -> None:

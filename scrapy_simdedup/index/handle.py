@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.fingerprint.tokens import Tokenizer
     from scrapy_simdedup.index.params import IndexParams
+    from scrapy_simdedup.index.progress import Report
 
 DEFAULT_EXPECTED_SIZE = 10_000_000
 
@@ -125,13 +126,14 @@ class SimHashIndex:
         """How many stored pages of each host carry each block (its learned template)."""
         return BlockCounts(self._open(), self.seed)
 
-    def verify(self) -> Verification:
-        """Check that every document is in every table and no entry is orphaned."""
-        return self._open().verify()
+    def verify(self, progress: Report | None = None) -> Verification:
+        """Check that every document is in every table and no entry is orphaned;
+        ``progress`` is handed a line now and then on a big store."""
+        return self._open().verify(progress)
 
-    def repair(self) -> Repaired:
+    def repair(self, progress: Report | None = None) -> Repaired:
         """Re-validate every content entry and fix the tables (see ``PermutedIndex.repair``)."""
-        return self._open().repair()
+        return self._open().repair(progress=progress)
 
     def stored_companion(self, namespace: bytes) -> PermutedIndex | None:
         """The companion index under ``namespace`` as it was recorded, or None if never used."""

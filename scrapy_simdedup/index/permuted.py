@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.index import keyspace, shared
+from scrapy_simdedup.index.progress import Progress, Report
 from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.index.tables import BITS, TableDesign
 
@@ -296,33 +297,41 @@ class PermutedIndex:
             self.store.write({}, [exact_key])
             return True
 
-    def verify(self) -> Verification:
-        """Check every document against every table: the all-or-none promise, counted."""
+    def verify(self, progress: Report | None = None) -> Verification:
+        """Check every document against every table: the all-or-none promise, counted.
+        ``progress`` is handed a line now and then (see ``Progress``)."""
         expected: set[bytes] = set()
         documents = 0
         ns = self.namespace
+        read = Progress(progress, "documents read", len(self))
         for key, record in self.store.scan(
             ns + keyspace.DOCUMENT, ns + keyspace.end(keyspace.DOCUMENT)
         ):
             documents += 1
+            read.step()
             fingerprint = int.from_bytes(record[:8], "big")
             expected.update(self.table_keys(fingerprint, key[self._at + 1 :]))
+        read.done()
         entries = 0
         orphans = 0
+        checked = Progress(progress, "table entries checked", len(expected))
         for key, _ in self.store.scan(ns + keyspace.TABLE, ns + keyspace.end(keyspace.TABLE)):
             entries += 1
+            checked.step()
             if key in expected:
                 expected.discard(key)
             else:
                 orphans += 1
+        checked.done()
         return Verification(
             documents, entries, missing_entries=len(expected), orphan_entries=orphans
         )
 
-    def repair(self, batch: int = 10_000) -> Repaired:
+    def repair(self, batch: int = 10_000, progress: Report | None = None) -> Repaired:
         """Re-validate every entry: each document gets all its table entries, entries of no
         document go, and the count is set to the documents found. Streams the store, so
-        memory stays flat; writes in batches of ``batch`` keys."""
+        memory stays flat; writes in batches of ``batch`` keys. ``progress`` is handed a
+        line now and then (see ``Progress``)."""
         ns, at = self.namespace, self._at
         puts: dict[bytes, bytes] = {}
         deletes: list[bytes] = []
@@ -335,9 +344,11 @@ class PermutedIndex:
 
         with self._exclusive():
             documents = added = removed = bad_records = 0
+            read = Progress(progress, "documents re-validated", len(self))
             for key, record in self.store.scan(
                 ns + keyspace.DOCUMENT, ns + keyspace.end(keyspace.DOCUMENT)
             ):
+                read.step()
                 if len(record) < 8:
                     bad_records += 1
                     deletes.append(key)
@@ -350,11 +361,16 @@ class PermutedIndex:
                             puts[entry] = b""
                 flush()
             flush(force=True)
+            read.done()
+            tables = len(self.design.tables)
+            checked = Progress(progress, "table entries checked", documents * tables)
             for key, _ in self.store.scan(ns + keyspace.TABLE, ns + keyspace.end(keyspace.TABLE)):
+                checked.step()
                 if not self._entry_has_document(key):
                     removed += 1
                     deletes.append(key)
                     flush()
+            checked.done()
             puts[self._count_key] = documents.to_bytes(8, "big")
             flush(force=True)
         return Repaired(documents, added, removed, bad_records)

@@ -46,7 +46,8 @@ class Confirmation:
 
     ``contained``: the estimated share of the page found in the stored page; ``contains``:
     the share of the stored page found in this one. ``novel_words``: the words of the page's
-    own sentences the stored page lacks.
+    own sentences the stored page lacks. ``length_ratio``: the shorter text's tokens over
+    the longer one's (a copy needs ``MIN_LENGTH_RATIO``, whatever its similarity).
     """
 
     similarity: float
@@ -55,6 +56,7 @@ class Confirmation:
     contains: float = 0.0
     novel_words: int = 0
     adds_content: bool = False
+    length_ratio: float = 1.0
 
     @property
     def direction(self) -> str:
@@ -93,7 +95,9 @@ def confirm(
     novel, own = _novel_words(done.blocks, stored_blocks or (), template)
     adds = stored_blocks is not None and novel >= max(NOVEL_MIN_WORDS, NOVEL_SHARE * own)
     copy = mine.confirms(theirs, min_similarity) and not adds
-    return Confirmation(similarity, copy, contained, contains, novel, adds)
+    longer = max(mine.tokens, theirs.tokens)
+    ratio = min(mine.tokens, theirs.tokens) / longer if longer else 1.0
+    return Confirmation(similarity, copy, contained, contains, novel, adds, ratio)
 
 
 def _containment(similarity: float, mine: int, theirs: int) -> float:

@@ -103,10 +103,17 @@ class ContentJudge:
         if copied is not None:
             match, confirmation = copied
             return Verdict(key, match.key, match.distance, found.by, confirmation)
-        closest = max((c for _, c in confirmations), key=_similarity, default=None)
-        adds = any(c.adds_content for _, c in confirmations)
+        if not confirmations:
+            return Verdict(key)
+        nearest, closest = max(confirmations, key=_similarity)
         return Verdict(
-            key, confirmation=closest, unconfirmed=bool(found.matches), adds_content=adds
+            key,
+            distance=nearest.distance,
+            found_by=found.by,
+            confirmation=closest,
+            unconfirmed=True,
+            adds_content=any(c.adds_content for _, c in confirmations),
+            candidate=nearest.key,
         )
 
     def _candidates(
@@ -215,5 +222,5 @@ def _distance_to(stored: Match, fingerprint: int) -> Match:
     return replace(stored, distance=hamming_distance(stored.fingerprint, fingerprint))
 
 
-def _similarity(confirmation: Confirmation) -> float:
-    return confirmation.similarity
+def _similarity(compared: tuple[Match, Confirmation]) -> float:
+    return compared[1].similarity

@@ -16,8 +16,10 @@ class Verdict:
     ``original``: the key of the page this one copies (``key`` itself for a re-visit), or
     None when it is new. ``found_by``: "exact", "simhash", "sentences" or "same_key" (a
     second item with this key in one run). ``confirmation``: the comparison that confirmed
-    the copy, or the most similar one that did not (``unconfirmed``; ``adds_content`` when
-    a similar page was not confirmed because this one adds words of its own).
+    the copy, or the most similar one that did not (``unconfirmed``: the page is kept, and
+    ``candidate`` names that stored page, ``distance`` and ``found_by`` say how near it was
+    and how it was found; ``adds_content`` when a similar page was not confirmed because
+    this one adds words of its own).
     """
 
     key: str
@@ -29,6 +31,7 @@ class Verdict:
     unconfirmed: bool = False
     exact_fallback: bool = False
     adds_content: bool = False  # a similar page was not confirmed: this one adds words
+    candidate: str | None = None  # unconfirmed: the stored page most similar to this one
 
     @property
     def copy(self) -> bool:

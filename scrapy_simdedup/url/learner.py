@@ -196,6 +196,10 @@ class UrlLearner:
         )  # fmt: skip
         return pair.learned(self.min_evidence)
 
+    def rule(self, identity: str) -> Rule | None:
+        """The rule called ``identity`` (a bet names its rule so), None when unknown."""
+        return self._rules.get(identity)
+
     def stands(self, identity: str) -> bool:
         """Whether the rule ``identity`` is still learned (and, for a mirror, chosen)."""
         rule = self._rules.get(identity)

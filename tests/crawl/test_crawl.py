@@ -105,6 +105,17 @@ def _assert_one_page_per_content(crawl: Crawl, sites: dict[str, str]) -> None:
         f"simdedup: {stats['simdedup/content/checked']:,} pages checked, {dropped:,} near"
         in crawl.log
     )
+    _assert_each_judged_request_checked_once(crawl)
+
+
+def _assert_each_judged_request_checked_once(crawl: Crawl) -> None:
+    """``simdedup/url/checked`` reads as named: every request the URL judge decided on,
+    skipped or sent to download, once; exempt ones (start URLs) are ``unchecked``."""
+    stats = crawl.simdedup()
+    skipped = sum(n for key, n in stats.items() if key.startswith("simdedup/url/skipped/"))
+    exempt = sum(n for key, n in stats.items() if key.startswith("simdedup/url/unchecked/"))
+    downloaded = crawl.stats["downloader/request_count"]
+    assert stats["simdedup/url/checked"] + exempt == downloaded + skipped
 
 
 def test_second_crawl_drops_what_the_first_stored(sites: dict[str, str], tmp_path: Path) -> None:
@@ -146,6 +157,10 @@ def test_interrupted_and_resumed_crawl_emits_each_page_once(
     assert set(kept) == set(contents.values())
     assert [c for c, n in kept.items() if n > 1] == []
     assert 0 < len(interrupted.items) < len(resumed.items)
+    # The resumed run's requests come from the JOBDIR queue, never scheduled in this run:
+    # they are judged, and counted, on their way to the downloader.
+    for run in (interrupted, resumed):
+        _assert_each_judged_request_checked_once(run)
 
 
 def test_annotate_mode_keeps_every_page(sites: dict[str, str], tmp_path: Path) -> None:
@@ -191,31 +206,36 @@ def test_addon_turns_it_on(sites: dict[str, str], tmp_path: Path) -> None:
     assert set(crawled.values()) == {crawled[item["url"]] for item in crawl.items}
 
 
-def test_invalid_setting_stops_before_fetching(sites: dict[str, str], tmp_path: Path) -> None:
-    crawl = run_crawl(
-        [sites["original"]], tmp_path / "feed.jsonl", "-s", "SIMDEDUP_CONTENT_MAX_DISTANSE=2"
-    )
-    assert crawl.returncode != 0
-    assert "SIMDEDUP_CONTENT_MAX_DISTANSE is not a scrapy-simdedup setting" in crawl.log
-    assert "did you mean SIMDEDUP_CONTENT_MAX_DISTANCE" in crawl.log
-    assert "Crawled (200)" not in crawl.log
-
-
-def test_a_page_dropped_by_a_later_pipeline_never_blocks_its_copy(
-    sites: dict[str, str], tmp_path: Path
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        (
+            "SIMDEDUP_CONTENT_MAX_DISTANSE=2",
+            "SIMDEDUP_CONTENT_MAX_DISTANSE is not a scrapy-simdedup setting; did you mean "
+            "SIMDEDUP_CONTENT_MAX_DISTANCE?",
+        ),
+        (
+            "SIMDEDUP_CONFIRM_SIMILARITY=80",
+            "SIMDEDUP_CONFIRM_SIMILARITY must be between 0.0 and 1.0; got 80.0.",
+        ),
+    ],
+)
+def test_invalid_setting_stops_before_fetching_with_one_error_line(
+    sites: dict[str, str], tmp_path: Path, setting: str, message: str
 ) -> None:
-    pipelines = [
-        "-s", f"SIMDEDUP_DIR={tmp_path}", "-s", f"DROP_URL_PREFIX={sites['original']}",
-        "-s", 'ITEM_PIPELINES={"scrapy_simdedup.ContentSeenPipeline": 100, '
-        '"tests.support.laterpipeline.DropOriginalHost": 200}',
+    crawl = run_crawl(
+        [sites["original"]], tmp_path / "feed.jsonl", "-s", setting,
+        "-s", f"SIMDEDUP_DIR={tmp_path}",
+    )  # fmt: skip
+    assert crawl.returncode == 1
+    problems = [
+        line for line in crawl.log.splitlines()
+        if " ERROR: " in line or " CRITICAL: " in line or "Traceback" in line
     ]  # fmt: skip
-    first = run_crawl([sites["original"]], tmp_path / "first.jsonl", *pipelines)
-    assert first.returncode == 0, first.log[-3000:]
-    dropped_later = first.stats["item_dropped_reasons_count/DropItem"]
-    assert first.items == [] and dropped_later > 40
-    assert first.simdedup()["simdedup/content/released"] == dropped_later
-    second = run_crawl([sites["mirror"]], tmp_path / "second.jsonl", *pipelines)
-    assert second.returncode == 0, second.log[-3000:]
-    contents = content_of({"mirror": sites["mirror"]})
-    # Nothing of the original reached a feed, so every mirror page is kept.
-    assert sorted(contents[item["url"]] for item in second.items) == sorted(contents.values())
+    assert problems == [
+        f"{problems[0][:19]} [scrapy_simdedup.startup] ERROR: simdedup: {message} Fix it in "
+        "settings.py, the spider's custom_settings or the -s option; the crawl stopped before "
+        "fetching anything."
+    ]
+    assert "Task exception was never retrieved" not in crawl.log
+    assert "Crawled (200)" not in crawl.log

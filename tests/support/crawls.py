@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "demo_project"
 sys.path.insert(0, str(DEMO))
 
-from demosite import build_sites, serve_sites  # noqa: E402
+from demosite import build_edited_mirror, build_sites, serve_sites  # noqa: E402
 
 from tests.support import processes  # noqa: E402
 
@@ -23,6 +23,7 @@ __all__ = [
     "DEMO",
     "ROOT",
     "Crawl",
+    "build_edited_mirror",
     "build_sites",
     "content_of",
     "crawl_command",

@@ -1,0 +1,93 @@
+"""The verdict log's lines: one JSON object per event, built from the judges' decisions.
+
+Every line has ``event``, ``time`` (UTC, ISO 8601, milliseconds) and the page it is about.
+
+* ``crawl``: a crawl opened the log: ``spider`` and the settings the verdicts depend on
+  (``confirm_similarity``, ``content_max_distance``, ``drop``, ``url_mode``).
+* ``dropped`` / ``annotated``: a confirmed copy. ``key`` (the page) and ``original`` (the
+  stored page it copies); ``found_by``: ``exact`` (the same text, found by its hash before
+  any fingerprinting), ``short_text`` (too short for a SimHash: exact hash only),
+  ``simhash``, ``sentences`` (shares one of its longest sentences) or ``same_key`` (the
+  key's second item in one crawl); ``distance`` (SimHash bits).
+* ``unconfirmed``: a page kept although a stored page was close: ``key`` and
+  ``candidate`` (the most similar stored page), ``found_by``, ``distance``, and
+  ``adds_content`` when it was kept for the words it adds.
+* Content lines with a confirmation add ``similarity`` (estimated Jaccard similarity of
+  3-token shingles), ``direction`` (``page_in_stored``, ``stored_in_page`` or
+  ``partial``), ``contained`` (share of the page in the stored one), ``contains`` (the
+  reverse), ``length_ratio`` and ``novel_words``.
+* ``url_skipped``: ``url`` skipped before download on a ``rule`` (``mirror``, ``pattern``,
+  ``trap``, ``strict``; ``rule_name`` says which), betting on ``counterpart`` (none for a
+  trap). ``url_reissued``: a parked ``url`` sent again, ``why`` (``counterpart_failed``,
+  ``rule_weakened``, ...), with the rule and counterpart it had relied on.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scrapy_simdedup.judges.verdict import Verdict
+    from scrapy_simdedup.url.learner import Rule
+
+CONTENT_EVENTS = ("dropped", "annotated", "unconfirmed")
+URL_EVENTS = ("url_skipped", "url_reissued")
+Record = dict[str, Any]
+
+
+def now() -> str:
+    """The time field: UTC, ISO 8601, to the millisecond."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def crawl_record(spider: str, **settings: object) -> Record:
+    return {"event": "crawl", "time": now(), "spider": spider, **settings}
+
+
+def content_record(verdict: Verdict, event: str) -> Record:
+    """The line for a verdict: ``dropped``, ``annotated`` or ``unconfirmed``."""
+    record: Record = {"event": event, "time": now(), "key": verdict.key}
+    if verdict.unconfirmed:
+        record["candidate"] = verdict.candidate
+    else:
+        record["original"] = verdict.original
+    found_by = "short_text" if verdict.exact_fallback else verdict.found_by
+    record.update(found_by=found_by, distance=verdict.distance)
+    if verdict.unconfirmed:
+        record["adds_content"] = verdict.adds_content
+    confirmation = verdict.confirmation
+    if confirmation is not None:
+        record.update(
+            similarity=round(confirmation.similarity, 4),
+            direction=confirmation.direction,
+            contained=round(confirmation.contained, 4),
+            contains=round(confirmation.contains, 4),
+            length_ratio=round(confirmation.length_ratio, 4),
+            novel_words=confirmation.novel_words,
+        )
+    return record
+
+
+def url_skipped_record(url: str, rule: Rule, counterpart: str | None) -> Record:
+    return {
+        "event": "url_skipped",
+        "time": now(),
+        "url": url,
+        "rule": rule.kind,
+        "rule_name": rule.describe(),
+        "counterpart": counterpart,
+    }
+
+
+def url_reissued_record(url: str, why: str, rule: Rule | None, counterpart: str | None) -> Record:
+    """``rule`` is None for a request an interrupted crawl had parked."""
+    return {
+        "event": "url_reissued",
+        "time": now(),
+        "url": url,
+        "why": why,
+        "rule": rule.kind if rule else None,
+        "rule_name": rule.describe() if rule else None,
+        "counterpart": counterpart,
+    }

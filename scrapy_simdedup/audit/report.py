@@ -1,0 +1,215 @@
+"""``scrapy simdedup report``'s text: a verdict log's summary, laid out to read at a glance."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from scrapy_simdedup.audit.histogram import counts_in, histogram
+from scrapy_simdedup.audit.summary import why_kept
+from scrapy_simdedup.audit.tuning import JUST_UNDER, distance_advice, threshold_advice
+from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
+from scrapy_simdedup.index.tables import choose_design
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from scrapy_simdedup.audit.records import Record
+    from scrapy_simdedup.audit.summary import MirrorPair, Summary
+
+LISTED = 5  # clusters, members of a cluster, pages on either side of the threshold
+FOUND_BY = {
+    "exact": "exact text",
+    "short_text": "short text",
+    "simhash": "SimHash",
+    "sentences": "shared sentences",
+    "same_key": "same key",
+}
+
+
+def report(summary: Summary, *, clusters: int = LISTED) -> list[str]:
+    lines = _overview(summary)
+    lines += ["", "Mirror hosts (one host serving another's pages)"]
+    lines += [line for pair in summary.mirrors for line in _mirror(pair)] or ["  none"]
+    lines += ["", "Largest clusters (original <- its copies)"]
+    lines += _clusters(summary, clusters) or ["  none"]
+    lines += ["", *_distances(summary), "", *_similarities(summary)]
+    lines += ["", *_nearest(summary), "", *_advice(summary)]
+    return lines
+
+
+def _overview(summary: Summary) -> list[str]:
+    events, settings = summary.events, summary.settings
+    found_by = _counted(FOUND_BY.get(str(r.get("found_by")), "?") for r in summary.copies)
+    adding = sum(1 for r in summary.unconfirmed if r.get("adds_content"))
+    skipped = _counted(
+        str(r.get("rule")) for r in summary.records if r.get("event") == "url_skipped"
+    )
+    mode = "dropped" if settings.get("drop", True) else "annotated"
+    return [
+        f"settings: SIMDEDUP_CONFIRM_SIMILARITY {summary.threshold:.2f}, "
+        f"SIMDEDUP_CONTENT_MAX_DISTANCE {summary.max_distance}, copies {mode}",
+        f"{len(summary.copies):,} copies {mode}{found_by}; {len(summary.unconfirmed):,} "
+        f"pages kept although near a stored one ({adding:,} add words of their own); "
+        f"{events['url_skipped']:,} requests skipped before download{skipped}, "
+        f"{events['url_reissued']:,} re-issued",
+    ]
+
+
+def _counted(values: Iterable[str]) -> str:
+    """`` (3 a, 1 b)``, the most frequent first; empty for no values."""
+    counts = Counter(values).most_common()
+    return f" ({', '.join(f'{n:,} {name}' for name, n in counts)})" if counts else ""
+
+
+def _mirror(pair: MirrorPair) -> list[str]:
+    one, other = pair.hosts
+    near = f", {pair.unconfirmed:,} more near but unconfirmed" if pair.unconfirmed else ""
+    lines = [f"  {one} and {other}: {pair.pages:,} pages served by both{near}"]
+    for way in pair.ways:
+        parts = []
+        if way.copies:
+            how = ", ".join(f"{n:,} {FOUND_BY.get(k, k)}" for k, n in way.found_by.most_common())
+            parts.append(f"{way.copies:,} dropped as copies ({how})")
+        if way.skipped:
+            rules = ", ".join(sorted(way.rules))
+            parts.append(f"{way.skipped:,} skipped before download (rule: {rules})")
+        if way.unconfirmed:
+            parts.append(f"{way.unconfirmed:,} kept unconfirmed")
+        lines.append(f"    {way.copy}'s pages as {way.original}'s: " + "; ".join(parts))
+    return lines
+
+
+def _clusters(summary: Summary, listed: int) -> list[str]:
+    lines = []
+    for cluster in summary.clusters[:listed]:
+        count = len(cluster.copies)
+        lines.append(f"  {cluster.original}  ({count} cop{'y' if count == 1 else 'ies'})")
+        lines += [f"    <- {r.get('key')}  {_how(r)}" for r in cluster.copies[:LISTED]]
+        if len(cluster.copies) > LISTED:
+            lines.append(f"    ... and {len(cluster.copies) - LISTED} more")
+    if len(summary.clusters) > listed:
+        more = summary.clusters[listed:]
+        sizes = sum(len(cluster.copies) for cluster in more)
+        lines.append(f"  ... and {len(more):,} more originals ({sizes:,} copies)")
+    return lines
+
+
+def _how(record: Record) -> str:
+    found = FOUND_BY.get(str(record.get("found_by")), str(record.get("found_by")))
+    if "similarity" not in record:
+        return found
+    similarity = float(record["similarity"])
+    return f"{found}, {_bits(record.get('distance'))}, similarity {similarity:.3f}"
+
+
+def _bits(distance: object) -> str:
+    return "1 bit" if distance == 1 else f"{distance} bits"
+
+
+def _distances(summary: Summary) -> list[str]:
+    k = summary.max_distance
+    fingerprinted = [r for r in summary.copies if r.get("found_by") in ("simhash", "sentences")]
+    series = {"copies": fingerprinted, "unconfirmed": summary.unconfirmed}
+    top = k + 5
+    bins = [str(bits) for bits in range(top + 1)] + [f">{top}"]
+    counts = {
+        name: counts_in([min(int(r.get("distance", 0)), top + 1) for r in found], range(top + 3))
+        for name, found in series.items()
+    }
+    exact = len(summary.copies) - len(fingerprinted)
+    title = (
+        f"SimHash distance in bits (k = {k}: beyond it, only shared sentences find a copy; "
+        f"{exact:,} copies found by their exact text are left out)"
+    )
+    return [title, *histogram(bins, counts)]
+
+
+def _similarities(summary: Summary) -> list[str]:
+    threshold = round(summary.threshold, 2)
+    series = {
+        "copies": [float(r["similarity"]) for r in summary.copies if "similarity" in r],
+        "unconfirmed": [float(r["similarity"]) for r in summary.unconfirmed if "similarity" in r],
+    }
+    values = [value for found in series.values() for value in found]
+    start = max(0.0, math.floor(min([threshold - JUST_UNDER, *values]) * 20 + 1e-9) / 20)
+    grid = {round(start + 0.05 * at, 2) for at in range(round((1 - start) * 20) + 1)}
+    edges = sorted({*grid, threshold})
+    counts = {name: counts_in(found, edges) for name, found in series.items()}
+    near = round(threshold - JUST_UNDER, 2)
+    shown = [  # empty bins far under the threshold say nothing
+        at
+        for at in range(len(edges) - 1)
+        if edges[at] >= near or any(found[at] for found in counts.values())
+    ]
+    bins = [f"{edges[at]:.2f}-{edges[at + 1]:.2f}" for at in shown]
+    rows = histogram(bins, {name: [found[at] for at in shown] for name, found in counts.items()})
+    width = max(len(row) for row in rows)
+    for row, at in enumerate(shown, start=1):
+        if edges[at] == threshold:
+            rows[row] = rows[row].ljust(width) + "  <- the threshold"
+    title = (
+        "Similarity (estimated Jaccard similarity of 3-word shingles; copies need the threshold)"
+    )
+    return [title, *rows]
+
+
+def _nearest(summary: Summary) -> list[str]:
+    threshold = summary.threshold
+
+    def nearest(records: list[Record]) -> list[Record]:
+        scored = [r for r in records if "similarity" in r]
+        return sorted(scored, key=lambda r: abs(float(r["similarity"]) - threshold))[:LISTED]
+
+    lines = [f"Nearest the threshold ({threshold:.2f}), the nearest first", "  kept:"]
+    lines += [
+        f"    {float(r['similarity']):.3f}  {r.get('key')}  ~ {r.get('candidate')}  "
+        f"({_bits(r.get('distance'))}; {why_kept(r, threshold)})"
+        for r in nearest(summary.unconfirmed)
+    ] or ["    none"]
+    lines.append("  dropped:")
+    lines += [
+        f"    {float(r['similarity']):.3f}  {r.get('key')}  = {r.get('original')}  "
+        f"({_bits(r.get('distance'))}, {FOUND_BY.get(str(r.get('found_by')), '?')})"
+        for r in nearest(summary.copies)
+    ] or ["    none"]
+    return lines
+
+
+def _advice(summary: Summary) -> list[str]:
+    similarity, distance = threshold_advice(summary), distance_advice(summary)
+    lines = ["Suggestions"]
+    if similarity.suggested is not None:
+        lines.append(
+            f"  SIMDEDUP_CONFIRM_SIMILARITY = {similarity.suggested:.2f}: "
+            f"{similarity.just_under:,} of the {similarity.similar_only:,} pages kept on "
+            f"similarity alone sit within {JUST_UNDER} under {similarity.threshold:.2f}; at "
+            f"{similarity.suggested:.2f}, {similarity.would_drop:,} of them would be dropped. "
+            "Read the kept pages nearest it (above) first: if one of them is a distinct page, "
+            "keep the threshold."
+        )
+    else:
+        lines.append(
+            f"  SIMDEDUP_CONFIRM_SIMILARITY: keep {similarity.threshold:.2f} "
+            f"({similarity.just_under:,} of {similarity.similar_only:,} pages kept on "
+            f"similarity alone sit within {JUST_UNDER} under it)"
+        )
+    if distance.suggested is not None:
+        lines.append(
+            f"  SIMDEDUP_CONTENT_MAX_DISTANCE = {distance.suggested}: {distance.beyond:,} of "
+            f"{distance.fingerprinted:,} fingerprinted copies lay beyond {distance.max_distance} "
+            "bits and were found only by a shared sentence; copies whose longest sentences "
+            "were edited too are missed at this k. It costs: "
+            f"{choose_design(distance.suggested, DEFAULT_EXPECTED_SIZE).describe()} instead of "
+            f"{choose_design(distance.max_distance, DEFAULT_EXPECTED_SIZE).describe()} at the "
+            "default SIMDEDUP_EXPECTED_PAGES, more candidates to confirm per page, and a new "
+            "index"
+        )
+    else:
+        lines.append(
+            f"  SIMDEDUP_CONTENT_MAX_DISTANCE: keep {distance.max_distance} "
+            f"({distance.beyond:,} of {distance.fingerprinted:,} fingerprinted copies lay "
+            "beyond it, found by shared sentences)"
+        )
+    return lines
