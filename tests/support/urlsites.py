@@ -166,17 +166,21 @@ def shop(name: str, products: int = 40) -> Site:
     return site
 
 
-def mirrored_with_failures(shared: int = 30, failing: int = 20) -> dict[str, Site]:
+def mirrored_with_failures(
+    shared: int = 30, failing: int = 20, latency: float = 0.0
+) -> dict[str, Site]:
     """An original and its full mirror; ``failing`` articles are still on the mirror while
     the original answers them slowly with 404, 500, or not in time. The articles are linked
-    from the docs pages past the 15th, so they are found once a mirror rule exists."""
+    from the docs pages past the 15th, so they are found once a mirror rule exists.
+    ``latency``: seconds every docs page takes to answer, as a real server's would."""
     original, mirror = Site(), Site()
     docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
     articles = tuple(f"/article/{n}" for n in range(1, failing + 1))
     for site in (original, mirror):
         site.pages["/"] = page("home", docs[:10])
         for n, path in enumerate(docs):
-            site.pages[path] = page(f"doc-{path}", docs[n + 1 : n + 11] + articles * (n >= 15))
+            links = docs[n + 1 : n + 11] + articles * (n >= 15)
+            site.pages[path] = page(f"doc-{path}", links, delay=latency)
     for n, path in enumerate(articles):
         mirror.pages[path] = page(f"article-{n}")
         status, delay = ((404, 1.5), (500, 1.5), (200, 8.0))[n % 3]
