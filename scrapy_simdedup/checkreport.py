@@ -3,7 +3,6 @@ spider's verdict log says. The command (``commands.py``) only parses and prints.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,13 +33,6 @@ def with_spider_settings(settings: Settings, spider: str | None) -> Settings:
     found = settings.copy()
     spidercls.update_settings(found)
     return found
-
-
-def warn_if_idle(settings: Settings) -> None:
-    """On stderr: ``SIMDEDUP_*`` settings are set, but no component is on."""
-    warning = idle_plugin_warning(settings)
-    if warning:
-        print(f"scrapy simdedup: warning: {warning}", file=sys.stderr)
 
 
 def check_lines(

@@ -72,8 +72,9 @@ class SimDedupCommand(ScrapyCommand):
         )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        from scrapy_simdedup.checkreport import warn_if_idle, with_spider_settings
+        from scrapy_simdedup.checkreport import with_spider_settings
         from scrapy_simdedup.config import SimDedupConfig
+        from scrapy_simdedup.enabled import idle_plugin_warning
         from scrapy_simdedup.errors import SimDedupError
 
         if not args or args[0] not in ACTIONS or len(args) > 2:
@@ -86,7 +87,9 @@ class SimDedupCommand(ScrapyCommand):
             if action == "check":
                 self._check(spider, opts)
                 return
-            warn_if_idle(self.settings)
+            warning = idle_plugin_warning(self.settings)
+            if warning:  # SIMDEDUP_* settings set, but no component on
+                print(f"scrapy simdedup: warning: {warning}", file=sys.stderr)
             if action == "report":
                 self._report(spider, opts)
                 return

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.support.responses import send_html
+
 PRODUCTS = 60
 ALIASED = range(0, PRODUCTS, 6)  # products also served at /item?id=N: copies on the shop
 _WORDS_TEXT = (
@@ -130,12 +132,7 @@ def _handler(pages: dict[str, str]) -> type[BaseHTTPRequestHandler]:
             if body is None:
                 self.send_error(404)
                 return
-            data = body.encode("utf-8")
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_html(self, body.encode("utf-8"))
 
         def log_message(self, format: str, *args: object) -> None:
             pass

@@ -17,6 +17,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.support.responses import send_html
+
 WORDS = (  # noqa: SIM905
     "river stone window garden letter market winter signal copper harbour lantern meadow "
     "orchard pepper ribbon saddle timber velvet walnut yellow anchor basket candle dragon "
@@ -81,13 +83,7 @@ def _handler(name: str, site: Site) -> type[BaseHTTPRequestHandler]:
                 with suppress(OSError):
                     self.send_error(found.status)
                 return
-            data = render(name, self.path, found)
-            with suppress(OSError):  # the crawler gave up waiting (a timeout test)
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+            send_html(self, render(name, self.path, found))  # a timeout test gives up on it
 
         def log_message(self, format: str, *args: object) -> None:
             pass
