@@ -35,6 +35,9 @@ logger = logging.getLogger(__name__)
 OPT_OUT = "simdedup_dont_skip"
 """``Request.meta`` key: a request carrying it (true) is never skipped."""
 SAMPLE = "simdedup_sample"
+COUNTERPART_OF = "simdedup_counterpart_of"
+"""``Request.meta`` key of a mirror's original requested in place of its copy: the copy's
+URL (the copy ran ahead of the original along the links)."""
 
 
 class UrlSimHashMiddleware:
@@ -294,11 +297,27 @@ class UrlSimHashMiddleware:
             self._stats.inc_value(keys.URL_PARKED)
         self._stats.inc_value(keys.url_skipped(decision.reason))
         self._stats.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
-        self.verdicts.skipped(request.url, rule, decision.counterpart)
+        requested = decision.fetch_counterpart and decision.counterpart is not None
+        self.verdicts.skipped(request.url, rule, decision.counterpart, requested=requested)
         logger.debug("simdedup: skipped %s (%s)", request.url, rule.describe())
         self._queued_by.pop(request, None)
         self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
+        if requested:
+            assert decision.counterpart is not None
+            self._request_counterpart(request, decision.counterpart)
         raise IgnoreRequest(f"simdedup: predicted duplicate ({decision.reason})")
+
+    def _request_counterpart(self, request: Request, counterpart: str) -> None:
+        """The original of a skipped mirror copy, requested in its place with the same
+        callback, through the dupefilter. Its failure or drop re-issues the copy (its bet
+        relies on it); a dupefilter that saw it before drops it, and so re-issues."""
+        meta = {k: v for k, v in request.meta.items() if k != SAMPLE}
+        meta[COUNTERPART_OF] = request.url
+        original = request.replace(url=counterpart, meta=meta, dont_filter=False)
+        self._stats.inc_value(keys.URL_COUNTERPARTS_REQUESTED)
+        logger.debug("simdedup: requested %s in place of %s", counterpart, request.url)
+        assert self.crawler.engine is not None
+        self.crawler.engine.crawl(original)
 
     def _reissued(self, bet: Bet[Request], why: str) -> None:
         rule = self.judge.learner.rule(bet.rule) if self.judge and bet.rule else None
@@ -307,7 +326,7 @@ class UrlSimHashMiddleware:
     def _counterpart_lost(self, url: str, why: str) -> None:
         """``url`` will not bring its page: bets relying on it are re-issued."""
         if self.judge is not None:
-            self.judge.dequeue(url)
+            self.judge.lost(url)
         if self.bets is not None:
             self.bets.lost(url, why)
 

@@ -97,9 +97,11 @@ class CrawlVerdictLog:
         if self.log is not None:
             self._write(content_record(verdict, event))
 
-    def skipped(self, url: str, rule: Rule, counterpart: str | None) -> None:
+    def skipped(
+        self, url: str, rule: Rule, counterpart: str | None, *, requested: bool = False
+    ) -> None:
         if self.log is not None:
-            self._write(url_skipped_record(url, rule, counterpart))
+            self._write(url_skipped_record(url, rule, counterpart, requested=requested))
 
     def reissued(self, url: str, why: str, rule: Rule | None, counterpart: str | None) -> None:
         if self.log is not None:

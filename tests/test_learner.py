@@ -37,10 +37,16 @@ def test_a_mirror_is_learned_after_enough_evidence_and_skips_only_with_its_count
     fetched.add(f"{ORIGINAL}/p/10.html")
     assert not learner.decide(url_parts(f"{MIRROR}/p/10.html"), fetched).skip  # 4 < 5
     _copy(learner, fetched, f"{MIRROR}/p/4.html", f"{ORIGINAL}/p/4.html")
-    assert learner.decide(url_parts(f"{MIRROR}/p/10.html"), fetched).skip
+    at_hand = learner.decide(url_parts(f"{MIRROR}/p/10.html"), fetched)
+    assert at_hand.skip and not at_hand.fetch_counterpart
+    assert at_hand.counterpart == f"{ORIGINAL}/p/10.html"
     assert learner.decide(url_parts(f"{MIRROR}/p/11.html"), {f"{ORIGINAL}/p/11.html"}).skip
-    # A page only the mirror has, and any page of the original host, is fetched.
-    assert not learner.decide(url_parts(f"{MIRROR}/only-here.html"), fetched).skip
+    # A copy whose original is not at hand (the mirror ran ahead) is skipped on the
+    # condition that its original is fetched in its place; any page of the original
+    # host is fetched.
+    ahead = learner.decide(url_parts(f"{MIRROR}/only-here.html"), fetched)
+    assert ahead.skip and ahead.fetch_counterpart
+    assert ahead.counterpart == f"{ORIGINAL}/only-here.html"
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/12.html"), {f"{MIRROR}/p/12.html"}).skip
     assert [rule.describe() for rule in learner.learned_rules()] == ["m.example mirrors a.example"]
 

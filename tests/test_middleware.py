@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +22,26 @@ ORIGINAL = "http://a.example"
 MIRROR = "http://m.example"
 
 
+class RecordingEngine:
+    """Stands in for Scrapy's engine: records the requests sent to ``crawl``, and with
+    ``scheduling``, schedules them as the engine does (the ``request_scheduled`` signal)."""
+
+    def __init__(self, middleware: UrlSimHashMiddleware, *, scheduling: bool = False) -> None:
+        self.middleware = middleware
+        self.scheduling = scheduling
+        self.crawled: list[Request] = []
+
+    def crawl(self, request: Request) -> None:
+        self.crawled.append(request)
+        if self.scheduling:
+            with suppress(IgnoreRequest):
+                self.middleware.request_scheduled(request)
+
+
 @contextmanager
 def opened_middleware(settings: dict[str, Any] | None = None) -> Iterator[UrlSimHashMiddleware]:
     middleware = build_from_crawler(UrlSimHashMiddleware, memory_crawler(settings))
+    middleware.crawler.engine = RecordingEngine(middleware)  # type: ignore[assignment]
     middleware.spider_opened()
     try:
         yield middleware
@@ -44,6 +61,12 @@ def _skipped(middleware: UrlSimHashMiddleware, request: Request) -> bool:
     except IgnoreRequest:
         return True
     return False
+
+
+def _engine(middleware: UrlSimHashMiddleware) -> RecordingEngine:
+    engine = middleware.crawler.engine
+    assert isinstance(engine, RecordingEngine)
+    return engine
 
 
 def _stats(middleware: UrlSimHashMiddleware) -> dict[str, Any]:
@@ -70,14 +93,58 @@ def test_learned_mirror_skips_and_exemptions_are_never_skipped() -> None:
         assert not _skipped(middleware, redirected)
         opted_out = Request(f"{MIRROR}/p/103.html", meta={"simdedup_dont_skip": True})
         assert not _skipped(middleware, opted_out)
-        assert not _skipped(middleware, Request(f"{MIRROR}/only-here.html"))
         assert not _skipped(middleware, Request(f"{ORIGINAL}/p/104.html"))
         assert not _skipped(middleware, Request("ftp://m.example/p/105.html"))
+        assert _engine(middleware).crawled == []
         stats = _stats(middleware)
     assert stats["simdedup/url/skipped/mirror"] == 1
     assert stats["simdedup/url/mirror_hosts"] == 1
     for reason in ("dont_filter", "redirect", "opted_out", "not_http"):
         assert stats[f"simdedup/url/unchecked/{reason}"] == 1
+
+
+def test_a_mirror_page_ahead_of_its_original_is_skipped_for_the_original() -> None:
+    """The copy host ran ahead along the links: its original is requested in its place
+    (same callback, through the dupefilter), and the copy comes back when that fails."""
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        engine = _engine(middleware)
+        engine.scheduling = True
+        _teach_mirror(middleware)
+        assert middleware.crawler.spider is not None
+        parse = middleware.crawler.spider.parse
+        copies = [
+            Request(f"{MIRROR}/new/{n}.html", callback=parse, meta={"depth": 3}, priority=-3)
+            for n in range(4)
+        ]
+        for copy in copies:
+            assert _skipped(middleware, copy)
+        originals = list(engine.crawled)
+        assert [r.url for r in originals] == [f"{ORIGINAL}/new/{n}.html" for n in range(4)]
+        for copy, original in zip(copies, originals, strict=True):
+            assert (original.callback, original.priority, original.dont_filter) == (
+                parse,
+                -3,
+                False,
+            )
+            assert original.meta == {"depth": 3, "simdedup_counterpart_of": copy.url}
+        # Each original in turn: missing, unreachable, already seen by the dupefilter, found.
+        missing, unreachable, seen, found = originals
+        middleware.process_response(missing, HtmlResponse(missing.url, status=404, body=b""))
+        middleware.process_exception(unreachable, TimeoutError())
+        middleware.request_dropped(seen)
+        middleware.process_request(found)
+        _fetch(middleware, found.url)
+        middleware.content_verdict(found.url, None)
+        reissued = engine.crawled[4:]
+        assert [r.url for r in reissued] == [c.url for c in copies[:3]]
+        assert all(r.dont_filter and r.callback == parse for r in reissued)
+        middleware.spider_idle()  # the last bet stands: its original was brought
+    stats = _stats(middleware)  # closed: the bets left are final
+    assert stats["simdedup/url/skipped/mirror"] == 4
+    assert stats["simdedup/url/counterparts_requested"] == 4
+    assert stats["simdedup/url/reissued/counterpart_failed"] == 2
+    assert stats["simdedup/url/reissued/counterpart_dropped"] == 1
+    assert stats["simdedup/url/final"] == 1
 
 
 def test_each_judged_request_is_checked_once() -> None:
@@ -176,22 +243,11 @@ def test_invalid_url_settings_are_refused(name: str, value: object, message: str
         pass
 
 
-class RecordingEngine:
-    """Stands in for Scrapy's engine: records the requests sent to ``crawl``."""
-
-    def __init__(self) -> None:
-        self.crawled: list[Request] = []
-
-    def crawl(self, request: Request) -> None:
-        self.crawled.append(request)
-
-
 def test_a_parked_request_is_reissued_when_its_counterpart_fails(tmp_path: Path) -> None:
     log = tmp_path / "verdicts.jsonl"
     settings = {"SIMDEDUP_URL_SAMPLE_EVERY": 1000, "SIMDEDUP_VERDICT_LOG": str(log)}
     with opened_middleware(settings) as middleware:
-        engine = RecordingEngine()
-        middleware.crawler.engine = engine  # type: ignore[assignment]
+        engine = _engine(middleware)
         _teach_mirror(middleware)
         counterparts = [Request(f"{ORIGINAL}/q/{n}.html") for n in range(5)]
         for n, counterpart in enumerate(counterparts):

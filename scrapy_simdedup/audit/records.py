@@ -69,7 +69,10 @@ def content_record(verdict: Verdict, event: str) -> Record:
     return record
 
 
-def url_skipped_record(url: str, rule: Rule, counterpart: str | None) -> Record:
+def url_skipped_record(
+    url: str, rule: Rule, counterpart: str | None, *, requested: bool = False
+) -> Record:
+    """``requested``: the counterpart was not at hand and is requested in the URL's place."""
     return {
         "event": "url_skipped",
         "time": now(),
@@ -77,6 +80,7 @@ def url_skipped_record(url: str, rule: Rule, counterpart: str | None) -> Record:
         "rule": rule.kind,
         "rule_name": rule.describe(),
         "counterpart": counterpart,
+        "counterpart_requested": requested,
     }
 
 

@@ -57,6 +57,7 @@ class UrlJudge:
         self.judged_now: set[str] = set()  # fetched, and its content verdict arrived
         self.kept_now: set[str] = set()  # judged new or a re-visit: its page is in the feed
         self.barren: set[str] = set()  # fetched copies of pages this crawl did not keep
+        self.lost_now: set[str] = set()  # failed, dropped or released: never to bring a page
         self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
         self._strict_candidates = 0
         self._covered = _Covered(self, covers_fetched_before)
@@ -111,7 +112,7 @@ class UrlJudge:
         parts = url_parts(url) if isinstance(url, str) else url
         if self.mode == "strict":
             return self._strict(parts, tally=tally)
-        return self.learner.decide(parts, self._covered, tally=tally)
+        return self.learner.decide(parts, self._covered, tally=tally, unavailable=self.lost_now)
 
     def _strict(self, parts: UrlParts, *, tally: bool) -> Decision:
         for match in self.urls.near(url_simhash(parts, self.seed)):
@@ -139,12 +140,20 @@ class UrlJudge:
             self.queued.add(url)
 
     def dequeue(self, url: str) -> None:
-        """``url`` left the queue without a page (failed, dropped, skipped)."""
+        """``url`` left the queue, skipped: a bet holds it now (``lost`` for a failure)."""
         self.queued.discard(url)
+
+    def lost(self, url: str) -> None:
+        """``url`` will not bring its page in this crawl (it failed, the dupefilter dropped
+        it, or its page was not kept): never requested again in a copy's place."""
+        self.queued.discard(url)
+        if len(self.lost_now) < MAX_REMEMBERED:
+            self.lost_now.add(url)
 
     def fetched(self, parts: UrlParts) -> None:
         """``parts`` answered 2xx: recorded in the URL index and covered for this crawl."""
         self.queued.discard(parts.url)
+        self.lost_now.discard(parts.url)
         if len(self.fetched_now) < MAX_REMEMBERED:
             self.fetched_now.add(parts.url)
         if self.urls.document(parts.url) is None:
@@ -155,6 +164,7 @@ class UrlJudge:
         self.fetched_now.discard(url)
         self.kept_now.discard(url)
         self.urls.discard(url)
+        self.lost(url)
 
     def observe(self, key: str, original: str | None) -> list[Rule]:
         """A content verdict; returns the rules it weakened. Raises ``UrlNotCheckedError``."""

@@ -120,6 +120,7 @@ class Decision:
     rule: Rule | None = None
     sample: bool = False
     counterpart: str | None = None
+    fetch_counterpart: bool = False  # a skip whose counterpart must be requested in its place
 
     @property
     def reason(self) -> str:
@@ -205,24 +206,41 @@ class UrlLearner:
         rule = self._rules.get(identity)
         return rule is not None and rule in self._in_force(rule.host)
 
-    def decide(self, parts: UrlParts, covered: Container[str], *, tally: bool = True) -> Decision:
+    def decide(
+        self,
+        parts: UrlParts,
+        covered: Container[str],
+        *,
+        tally: bool = True,
+        unavailable: Container[str] = (),
+    ) -> Decision:
         """Skip ``parts`` when a learned rule predicts a duplicate whose original is here.
 
         The original (the counterpart) must be in ``covered``: URLs this crawl fetched or
-        has queued. ``tally=False`` asks without counting the request (it is never sampled).
+        has queued; a mirror's original that is not is to be fetched in the copy's place
+        (``Decision.fetch_counterpart``), unless it is known ``unavailable`` (it failed).
+        ``tally=False`` asks without counting the request (it is never sampled).
         """
         in_force = self._in_force(parts.host)
         for rule in in_force:
-            applies, counterpart = self._applies(rule, parts, covered, in_force)
+            counterpart = self._counterpart(rule, parts, in_force)
+            if rule.kind == "trap":
+                applies = _path(path_template(parts)) == _path(rule.template)
+            else:
+                applies = counterpart is not None and (
+                    counterpart in covered
+                    or (rule.kind == "mirror" and counterpart not in unavailable)
+                )
             if not applies:
                 continue
+            fetch = rule.kind == "mirror" and counterpart not in covered
             if not tally:
-                return Decision(skip=True, rule=rule, counterpart=counterpart)
+                return Decision(True, rule, counterpart=counterpart, fetch_counterpart=fetch)
             rule.candidates += 1
             if rule.candidates >= self._sample_interval(rule):
                 rule.candidates = 0
                 return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
-            return Decision(skip=True, rule=rule, counterpart=counterpart)
+            return Decision(True, rule, counterpart=counterpart, fetch_counterpart=fetch)
         return FETCH
 
     def _sample_interval(self, rule: Rule) -> int:
@@ -272,14 +290,6 @@ class UrlLearner:
             rule.chosen = True
             self._save(rule)
         return not chosen
-
-    def _applies(
-        self, rule: Rule, parts: UrlParts, covered: Container[str], in_force: list[Rule]
-    ) -> tuple[bool, str | None]:
-        if rule.kind == "trap":
-            return _path(path_template(parts)) == _path(rule.template), None
-        counterpart = self._counterpart(rule, parts, in_force)
-        return counterpart is not None and counterpart in covered, counterpart
 
     @staticmethod
     def _counterpart(rule: Rule, parts: UrlParts, in_force: list[Rule]) -> str | None:

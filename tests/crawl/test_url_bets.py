@@ -110,13 +110,6 @@ def test_a_failing_counterpart_leaves_the_mirror_page_in_the_feed(tmp_path: Path
     assert _stat(crawl, "simdedup/url/skipped/mirror") > 0
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="known gap (issue 14): a mirror request is skipped only when its canonical "
-    "counterpart is fetched or queued, so when the copy host runs ahead of the canonical "
-    "one along the links, most of it is fetched (6 of 15 runs on an idle machine fetched "
-    "187-282 of 301 copy pages; nothing was lost). Fix: skip it and queue the counterpart.",
-)
 def test_an_original_and_its_mirror_crawled_together_skip_most_of_one(tmp_path: Path) -> None:
     # Pages answer in 50 ms, as a real server's do: on loopback in no time, a loaded
     # machine fetched most of the copy before the pipeline's verdicts named it one.
