@@ -1,7 +1,12 @@
 """Crawl cost: the demo spider with and without the plugin's components, same site, same run.
 
-    python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps,scenarios]
-                                [--before CHECKOUT]
+    python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps,scenarios,site]
+                                [--before CHECKOUT] [--profile PATH]
+
+``site``: CPU per fetched page of the crawl's process (and of the fingerprint helper, apart)
+on a ~5,000-page site of real text served by nginx, plain Scrapy against the plugin with
+its defaults, then on the same site with nothing to skip or drop (``benchmarks/sitecost.py``;
+``--profile PATH`` adds one profiled plugin crawl and prints where its time goes).
 
 ``pipeline``: pages/s of plain Scrapy against Scrapy with ContentSeenPipeline.
 ``middleware``: pages/s with UrlSimHashMiddleware alone on one host with nothing to skip
@@ -49,6 +54,7 @@ sys.path.insert(0, str(DEMO))
 from demosite import Page, build_sites, serve_sites  # noqa: E402
 
 from benchmarks.corpora import chinese_articles, english_articles  # noqa: E402
+from benchmarks.sitecost import site_cost  # noqa: E402
 
 _STATS = re.compile(r"Dumping Scrapy stats:\n(\{.*?\})\n(?=\d{4}-\d\d-\d\d |\Z)", re.S)
 
@@ -87,11 +93,15 @@ PLAIN = ["-s", "ITEM_PIPELINES={}", "-s", "DOWNLOADER_MIDDLEWARES={}"]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", default="pipeline,middleware,traps,scenarios")
+    parser.add_argument("--rounds", type=int, help="per part (default 3; site: 5)")
+    parser.add_argument("--only", default="pipeline,middleware,traps,scenarios,site")
     parser.add_argument("--before", type=Path, help="a checkout of an earlier revision")
+    parser.add_argument("--profile", type=Path, help="site: write a cProfile of one crawl here")
     args = parser.parse_args()
     parts = args.only.split(",")
+    if "site" in parts:
+        site_cost(args.rounds or 5, args.before, args.profile)
+    args.rounds = args.rounds or 3
     if "pipeline" in parts:
         pipeline_cost(args.rounds, args.before)
     if "middleware" in parts:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 from weakref import WeakKeyDictionary
 
 from scrapy import signals
@@ -15,7 +16,7 @@ from scrapy_simdedup.enabled import half_enabled_warning
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.judges.urls import UrlJudge
 from scrapy_simdedup.parking import ParkingLot
-from scrapy_simdedup.reissue import REISSUED, RequestBets
+from scrapy_simdedup.reissue import REISSUED, SEEN, RequestBets
 from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.startup import config_for
 from scrapy_simdedup.state import DedupState
@@ -38,6 +39,15 @@ SAMPLE = "simdedup_sample"
 COUNTERPART_OF = "simdedup_counterpart_of"
 """``Request.meta`` key of a mirror's original requested in place of its copy: the copy's
 URL (the copy ran ahead of the original along the links)."""
+REVISIT_OF = "simdedup_revisit_of"
+"""``Request.meta`` key of a page an earlier crawl kept, requested again because this crawl
+met only its copies: the copy's URL."""
+MAX_AWAITING_VERDICT = 10_000
+"""Fetched requests remembered until their content verdict (a re-visit takes their callback)."""
+_DOWNLOAD_META = frozenset(
+    ("download_latency", "download_slot", "redirect_urls", "redirect_reasons",
+     "redirect_times", "redirect_ttl", "retry_times", SAMPLE, REISSUED, SEEN, COUNTERPART_OF)
+)  # fmt: skip
 
 
 class UrlSimHashMiddleware:
@@ -46,8 +56,9 @@ class UrlSimHashMiddleware:
     It adapts ``UrlJudge`` (``scrapy_simdedup.judges.urls``) to Scrapy. ``adaptive``
     (default) applies rules learned from the content pipeline's verdicts; each skip is a
     bet, parked with its rule and counterpart (and written to the index, so an interrupted
-    crawl re-issues it) and re-issued past the dupefilter when the counterpart fails or is
-    dropped, when its rule is weakened, or when the spider goes idle with the bet open.
+    crawl re-issues it) and re-issued (past the dupefilter, if it had seen it) when the
+    counterpart fails or is dropped, when its rule is weakened, or when the spider goes
+    idle with the bet open.
     ``strict`` skips URLs near a fetched URL of the same host, for good (a WARNING says so).
     With ``SIMDEDUP_DROP = False`` nothing is skipped: would-be skips are only counted.
 
@@ -72,6 +83,7 @@ class UrlSimHashMiddleware:
         self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
         self._queued_by: WeakKeyDictionary[Request, str] = WeakKeyDictionary()
         self._strict_samples: set[str] = set()
+        self._awaiting_verdict: dict[str, Request] = {}  # canonical URL -> fetched request
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -186,6 +198,9 @@ class UrlSimHashMiddleware:
             if 200 <= response.status < 300:
                 self._guarded(self.judge.fetched, parts)
                 self._stats.inc_value(keys.URL_FETCHED)
+                if len(self._awaiting_verdict) >= MAX_AWAITING_VERDICT:  # the oldest goes
+                    del self._awaiting_verdict[next(iter(self._awaiting_verdict))]
+                self._awaiting_verdict[parts.url] = request
             else:
                 self._counterpart_lost(parts.url, "counterpart_failed")
         return response
@@ -233,8 +248,11 @@ class UrlSimHashMiddleware:
         except StoreError as exc:
             self._store_failed(exc)
             return
+        fetched = self._awaiting_verdict.pop(url, None)
         if original is not None and original != key and not self.judge.kept(original):
             self._counterpart_lost(url, "counterpart_not_kept")
+            if fetched is not None and self.config.drop and self.judge.revisitable(original):
+                self._request_revisit(fetched, original)
         for rule in weakened:
             reissued = self.bets.weakened(rule.identity) if self.bets else 0
             logger.debug(
@@ -267,7 +285,7 @@ class UrlSimHashMiddleware:
             self._store_failed(exc)
             return
         if decision.skip and self.config.drop:
-            self._skip(request, parts, decision)
+            self._skip(request, parts, decision, scheduling=scheduling)
         self._fetch(request, parts, decision, scheduling=scheduling)
         if not scheduling:  # on its way to the downloader, judged: checked, once
             self._stats.inc_value(keys.URL_CHECKED)
@@ -287,10 +305,14 @@ class UrlSimHashMiddleware:
             self.judge.enqueue(parts.url)
             self._queued_by[request] = parts.url
 
-    def _skip(self, request: Request, parts: UrlParts, decision: Decision) -> None:
+    def _skip(
+        self, request: Request, parts: UrlParts, decision: Decision, *, scheduling: bool
+    ) -> None:
         """Raises ``IgnoreRequest`` once the bet is parked; returns when it cannot be."""
         assert self.judge is not None and self.bets is not None and decision.rule
         rule = decision.rule
+        if not scheduling:
+            request.meta[SEEN] = True  # past the dupefilter: its re-issue must pass it again
         if rule.kind != "strict":
             if not self.bets.park(request, parts.url, rule.identity, decision.counterpart):
                 return
@@ -304,20 +326,35 @@ class UrlSimHashMiddleware:
         self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
         if requested:
             assert decision.counterpart is not None
-            self._request_counterpart(request, decision.counterpart)
+            self._request_counterpart(request, url_parts(decision.counterpart).host)
         raise IgnoreRequest(f"simdedup: predicted duplicate ({decision.reason})")
 
-    def _request_counterpart(self, request: Request, counterpart: str) -> None:
-        """The original of a skipped mirror copy, requested in its place with the same
-        callback, through the dupefilter. Its failure or drop re-issues the copy (its bet
-        relies on it); a dupefilter that saw it before drops it, and so re-issues."""
-        meta = {k: v for k, v in request.meta.items() if k != SAMPLE}
+    def _request_counterpart(self, request: Request, host: str) -> None:
+        """The original of a skipped mirror copy (the same URL on ``host``), requested in
+        its place with the same callback, through the dupefilter. Its failure or drop
+        re-issues the copy (its bet relies on it); a dupefilter that saw it before drops it,
+        and so re-issues. The URL keeps the copy's spelling (the order of its parameters):
+        the spelling the original's own links have, so an item keyed by it is re-visited."""
+        meta = {k: v for k, v in request.meta.items() if k not in (SAMPLE, SEEN)}
         meta[COUNTERPART_OF] = request.url
+        counterpart = urlunsplit(urlsplit(request.url)._replace(netloc=host))
         original = request.replace(url=counterpart, meta=meta, dont_filter=False)
         self._stats.inc_value(keys.URL_COUNTERPARTS_REQUESTED)
         logger.debug("simdedup: requested %s in place of %s", counterpart, request.url)
         assert self.crawler.engine is not None
         self.crawler.engine.crawl(original)
+
+    def _request_revisit(self, copy: Request, original: str) -> None:
+        """``copy`` copied ``original``, a page an earlier crawl kept and this one has not
+        fetched (its links may lead only through pages skipped here): request it again,
+        with the copy's callback, so that this crawl's feed holds the page as a re-visit."""
+        meta = {k: v for k, v in copy.meta.items() if k not in _DOWNLOAD_META}
+        meta[REVISIT_OF] = copy.url
+        again = copy.replace(url=original, meta=meta, dont_filter=False, priority=copy.priority)
+        self._stats.inc_value(keys.URL_REVISITS_REQUESTED)
+        logger.debug("simdedup: requested %s again, %s copied it", original, copy.url)
+        assert self.crawler.engine is not None
+        self.crawler.engine.crawl(again)
 
     def _reissued(self, bet: Bet[Request], why: str) -> None:
         rule = self.judge.learner.rule(bet.rule) if self.judge and bet.rule else None

@@ -149,7 +149,12 @@ class ContentSeenPipeline:
             self.verdicts.release()
         logger.info(keys.summary(self._stats))
         helper, self._helper = self._helper, None
-        return None if helper is None else helper.stop()
+        return None if helper is None else self._stop_helper(helper)
+
+    async def _stop_helper(self, helper: FingerprintHelper) -> None:
+        await helper.stop()
+        if helper.cpu_seconds is not None:
+            self._stats.set_value(keys.HELPER_CPU_SECONDS, round(helper.cpu_seconds, 3))
 
     def _helper_stopped(self, reason: str) -> None:
         logger.warning(

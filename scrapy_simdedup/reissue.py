@@ -2,7 +2,8 @@
 
 The bets themselves (``scrapy_simdedup.url.bets``) are plain Python; this adapter keeps
 each parked request in the index too (``ParkingLot``) and sends the ones that lost back to
-Scrapy's engine, past the dupefilter, counted under ``simdedup/url/reissued/<why>``.
+Scrapy's engine (past the dupefilter when it had seen them), counted under
+``simdedup/url/reissued/<why>``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ logger = logging.getLogger(__name__)
 
 REISSUED = "simdedup_reissued"
 """``Request.meta`` key of a parked request sent again: why (``counterpart_failed``, ...)."""
+SEEN = "simdedup_seen"
+"""``Request.meta`` key of a request parked after Scrapy's dupefilter saw it (skipped on its
+way to the downloader): it is re-issued past the dupefilter. One parked before (when it was
+scheduled) is re-issued through it, so that a URL an earlier run of the same JOBDIR fetched
+is not fetched twice."""
 
 
 class RequestBets:
@@ -96,7 +102,8 @@ class RequestBets:
             return
         self._guarded(self.lot.forget, [bet.url for bet in bets])
         for bet in bets:
-            request = bet.ticket.replace(dont_filter=True, meta={**bet.ticket.meta, REISSUED: why})
+            seen = bool(bet.ticket.meta.get(SEEN))
+            request = bet.ticket.replace(dont_filter=seen, meta={**bet.ticket.meta, REISSUED: why})
             self.crawler.stats.inc_value(keys.url_reissued(why))
             if self._reissued is not None:
                 self._reissued(bet, why)

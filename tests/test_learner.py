@@ -42,11 +42,13 @@ def test_a_mirror_is_learned_after_enough_evidence_and_skips_only_with_its_count
     assert at_hand.counterpart == f"{ORIGINAL}/p/10.html"
     assert learner.decide(url_parts(f"{MIRROR}/p/11.html"), {f"{ORIGINAL}/p/11.html"}).skip
     # A copy whose original is not at hand (the mirror ran ahead) is skipped on the
-    # condition that its original is fetched in its place; any page of the original
-    # host is fetched.
-    ahead = learner.decide(url_parts(f"{MIRROR}/only-here.html"), fetched)
+    # condition that its original, when it may be requested, is fetched in its place.
+    only_here = url_parts(f"{MIRROR}/only-here.html")
+    assert not learner.decide(only_here, fetched).skip
+    ahead = learner.decide(only_here, fetched, requestable={f"{ORIGINAL}/only-here.html"})
     assert ahead.skip and ahead.fetch_counterpart
     assert ahead.counterpart == f"{ORIGINAL}/only-here.html"
+    # Any page of the original host is fetched.
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/12.html"), {f"{MIRROR}/p/12.html"}).skip
     assert [rule.describe() for rule in learner.learned_rules()] == ["m.example mirrors a.example"]
 
@@ -127,7 +129,10 @@ def test_a_trap_template_needs_twice_the_evidence() -> None:
     _copy(learner, fetched, f"{ORIGINAL}/events/2026-07.html", first)
     decision = learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), fetched)
     assert decision.skip and decision.reason == "trap"
+    assert decision.counterpart == first  # the page its copies copied: in this crawl's feed
     assert not learner.decide(url_parts(f"{ORIGINAL}/events/about.html"), fetched).skip
+    # The page they copied is not in this crawl's feed (kept by an earlier crawl): no skip.
+    assert not learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), set()).skip
 
 
 def test_reprints_under_other_paths_teach_nothing() -> None:

@@ -137,14 +137,58 @@ def test_a_mirror_page_ahead_of_its_original_is_skipped_for_the_original() -> No
         middleware.content_verdict(found.url, None)
         reissued = engine.crawled[4:]
         assert [r.url for r in reissued] == [c.url for c in copies[:3]]
-        assert all(r.dont_filter and r.callback == parse for r in reissued)
-        middleware.spider_idle()  # the last bet stands: its original was brought
+        assert all(not r.dont_filter and r.callback == parse for r in reissued)
+        # The original's URL is spelled as the copy's (the spelling its own links have).
+        assert _skipped(middleware, Request(f"{MIRROR}/new/9.html?z=1&a=2"))
+        assert engine.crawled[-1].url == f"{ORIGINAL}/new/9.html?z=1&a=2"
+        _fetch(middleware, engine.crawled[-1].url)
+        middleware.content_verdict(engine.crawled[-1].url, None)
+        middleware.spider_idle()  # the last bets stand: their originals were brought
     stats = _stats(middleware)  # closed: the bets left are final
-    assert stats["simdedup/url/skipped/mirror"] == 4
-    assert stats["simdedup/url/counterparts_requested"] == 4
+    assert stats["simdedup/url/skipped/mirror"] == 5
+    assert stats["simdedup/url/counterparts_requested"] == 5
     assert stats["simdedup/url/reissued/counterpart_failed"] == 2
     assert stats["simdedup/url/reissued/counterpart_dropped"] == 1
-    assert stats["simdedup/url/final"] == 1
+    assert stats["simdedup/url/final"] == 2
+
+
+def test_a_request_skipped_after_the_dupefilter_saw_it_is_reissued_past_it() -> None:
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        engine = _engine(middleware)
+        waiting = Request(f"{MIRROR}/w/1.html")
+        middleware.request_scheduled(waiting)  # no rule yet: queued, the dupefilter saw it
+        _teach_mirror(middleware)
+        counterpart = Request(f"{ORIGINAL}/w/1.html")
+        middleware.request_scheduled(counterpart)
+        with pytest.raises(IgnoreRequest):
+            middleware.process_request(waiting)  # skipped on its way to the downloader
+        middleware.process_response(counterpart, HtmlResponse(counterpart.url, status=404))
+        assert [(r.url, r.dont_filter) for r in engine.crawled] == [(waiting.url, True)]
+
+
+def test_a_copy_of_a_page_an_earlier_crawl_kept_requests_that_page_again() -> None:
+    """This crawl met only copies of a page the last crawl kept (its own link may lead
+    through pages skipped here): the page is requested again, to be re-visited."""
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        engine = _engine(middleware)
+        _teach_mirror(middleware)  # pages of the original host are fetched in this crawl
+        assert middleware.crawler.spider is not None
+        parse = middleware.crawler.spider.parse
+        earlier = {
+            f"{ORIGINAL}/kept-before.html?b=2&a=1": f"{ORIGINAL}/copy/1.html",
+            "http://elsewhere.example/kept-before.html": f"{ORIGINAL}/copy/2.html",  # not crawled
+            f"{ORIGINAL}/p/0.html": f"{ORIGINAL}/copy/3.html",  # fetched in this crawl
+        }
+        for original, copy in earlier.items():
+            request = Request(copy, callback=parse, meta={"depth": 2, "download_latency": 0.1})
+            middleware.process_response(request, HtmlResponse(copy, body=b"<p>x</p>"))
+            middleware.content_verdict(copy, original)
+        assert [r.url for r in engine.crawled] == [f"{ORIGINAL}/kept-before.html?b=2&a=1"]
+        again = engine.crawled[0]
+        assert (again.callback, again.dont_filter) == (parse, False)
+        assert again.meta == {"depth": 2, "simdedup_revisit_of": f"{ORIGINAL}/copy/1.html"}
+        stats = _stats(middleware)
+    assert stats["simdedup/url/revisits_requested"] == 1
 
 
 def test_each_judged_request_is_checked_once() -> None:
@@ -262,7 +306,8 @@ def test_a_parked_request_is_reissued_when_its_counterpart_fails(tmp_path: Path)
         middleware.content_verdict(counterparts[3].url, None)
         middleware.content_released(counterparts[3].url)  # a later pipeline dropped it
         assert [r.url for r in engine.crawled] == [f"{MIRROR}/q/{n}.html" for n in range(4)]
-        assert all(r.dont_filter for r in engine.crawled)
+        # Skipped when scheduled, they never reached the dupefilter: re-issued through it.
+        assert not any(r.dont_filter for r in engine.crawled)
         # The last one's counterpart never came back: re-issued before the spider idles.
         with pytest.raises(DontCloseSpider):
             middleware.spider_idle()

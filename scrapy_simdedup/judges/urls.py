@@ -58,9 +58,11 @@ class UrlJudge:
         self.kept_now: set[str] = set()  # judged new or a re-visit: its page is in the feed
         self.barren: set[str] = set()  # fetched copies of pages this crawl did not keep
         self.lost_now: set[str] = set()  # failed, dropped or released: never to bring a page
+        self.hosts_now: set[str] = set()  # hosts with a page fetched (2xx) in this crawl
         self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
         self._strict_candidates = 0
         self._covered = _Covered(self, covers_fetched_before)
+        self._requestable = _Requestable(self)
 
     @classmethod
     def for_crawl(
@@ -112,7 +114,7 @@ class UrlJudge:
         parts = url_parts(url) if isinstance(url, str) else url
         if self.mode == "strict":
             return self._strict(parts, tally=tally)
-        return self.learner.decide(parts, self._covered, tally=tally, unavailable=self.lost_now)
+        return self.learner.decide(parts, self._covered, tally=tally, requestable=self._requestable)
 
     def _strict(self, parts: UrlParts, *, tally: bool) -> Decision:
         for match in self.urls.near(url_simhash(parts, self.seed)):
@@ -150,10 +152,25 @@ class UrlJudge:
         if len(self.lost_now) < MAX_REMEMBERED:
             self.lost_now.add(url)
 
+    def revisitable(self, url: str) -> bool:
+        """Whether a page an earlier crawl kept at ``url`` may be requested again by this
+        crawl: its host is crawled, and this crawl has not fetched, queued or lost it."""
+        try:
+            canonical = url_parts(url).url
+        except UrlNotCheckedError:
+            return False
+        return (
+            canonical in self._requestable
+            and canonical not in self.fetched_now
+            and canonical not in self.queued
+        )
+
     def fetched(self, parts: UrlParts) -> None:
         """``parts`` answered 2xx: recorded in the URL index and covered for this crawl."""
         self.queued.discard(parts.url)
         self.lost_now.discard(parts.url)
+        if len(self.hosts_now) < MAX_REMEMBERED:
+            self.hosts_now.add(parts.host)
         if len(self.fetched_now) < MAX_REMEMBERED:
             self.fetched_now.add(parts.url)
         if self.urls.document(parts.url) is None:
@@ -222,6 +239,21 @@ class _Covered:
         if url in judge.queued or judge.brought(url) or url in judge.held:
             return True
         return self.fetched_before and judge.was_fetched(url)
+
+
+class _Requestable:
+    """``url in``: a URL this crawl may request in a copy's place. Its host is crawled (a
+    page of it was fetched in this crawl: a crawl of the mirror alone never reaches out to
+    the original) and it has not failed, been dropped or been released in this crawl."""
+
+    def __init__(self, judge: UrlJudge) -> None:
+        self.judge = judge
+
+    def __contains__(self, url: object) -> bool:
+        judge = self.judge
+        return (
+            isinstance(url, str) and url not in judge.lost_now and _host_of(url) in judge.hosts_now
+        )
 
 
 class _Judged:

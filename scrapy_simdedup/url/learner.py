@@ -12,7 +12,9 @@ one of three kinds of rule:
 * **pattern**: on host A, a query parameter (session id, tracking, sort order) that
   changes nothing: copies differed from their originals in it. One rule per parameter.
 * **trap**: pages of one path template (``/calendar/{date}``) are copies of each other, an
-  endless calendar or pager. No counterpart exists, so this rule needs twice the evidence.
+  endless calendar or pager. This rule needs twice the evidence; its counterpart is the page
+  the latest copies copied (its ``exemplar``), which must be in this crawl's feed: a
+  calendar kept by last week's crawl is not.
 
 A host learned to mirror another also follows that host's pattern and trap rules. A
 request is skipped only when its counterpart (the same path on the original, the URL
@@ -69,6 +71,7 @@ class Rule:
     content_duplicates: int = 0  # mirror: copies among content pages (not /terms, /about)
     chosen: bool = False  # mirror: this direction was chosen; the reverse never skips
     candidates: int = field(default=0, compare=False)  # would-be skips since the last sample
+    exemplar: str = field(default="", compare=False)  # trap: what its latest copy copied
 
     @property
     def identity(self) -> str:
@@ -100,7 +103,7 @@ class Rule:
 
     def to_json(self) -> bytes:
         data = asdict(self)
-        del data["candidates"]
+        del data["candidates"], data["exemplar"]  # this crawl's, not evidence to keep
         return json.dumps(data, sort_keys=True).encode()
 
     @classmethod
@@ -114,7 +117,8 @@ class Rule:
 class Decision:
     """What to do with a request: ``skip`` it, or fetch it (``sample`` when a rule wanted
     to skip it but it is fetched to check the rule). A skip names the ``rule`` it bets on
-    and the ``counterpart`` URL whose fetch must bring its content (None for a trap)."""
+    and the ``counterpart`` URL whose fetch must bring its content (for a trap, the page
+    its copies copied)."""
 
     skip: bool
     rule: Rule | None = None
@@ -212,24 +216,26 @@ class UrlLearner:
         covered: Container[str],
         *,
         tally: bool = True,
-        unavailable: Container[str] = (),
+        requestable: Container[str] = (),
     ) -> Decision:
         """Skip ``parts`` when a learned rule predicts a duplicate whose original is here.
 
         The original (the counterpart) must be in ``covered``: URLs this crawl fetched or
-        has queued; a mirror's original that is not is to be fetched in the copy's place
-        (``Decision.fetch_counterpart``), unless it is known ``unavailable`` (it failed).
-        ``tally=False`` asks without counting the request (it is never sampled).
+        has queued; a mirror's original that is not, but is ``requestable`` (its host is
+        crawled, and it did not fail), is to be fetched in the copy's place
+        (``Decision.fetch_counterpart``). ``tally=False`` asks without counting the request
+        (it is never sampled).
         """
         in_force = self._in_force(parts.host)
         for rule in in_force:
             counterpart = self._counterpart(rule, parts, in_force)
             if rule.kind == "trap":
-                applies = _path(path_template(parts)) == _path(rule.template)
+                applies = (
+                    _path(path_template(parts)) == _path(rule.template) and counterpart in covered
+                )
             else:
                 applies = counterpart is not None and (
-                    counterpart in covered
-                    or (rule.kind == "mirror" and counterpart not in unavailable)
+                    counterpart in covered or (rule.kind == "mirror" and counterpart in requestable)
                 )
             if not applies:
                 continue
@@ -295,6 +301,8 @@ class UrlLearner:
     def _counterpart(rule: Rule, parts: UrlParts, in_force: list[Rule]) -> str | None:
         if rule.kind == "mirror":
             return parts.with_host(rule.other)
+        if rule.kind == "trap":
+            return rule.exemplar or None
         present = {name for name, _ in parts.params}
         if rule.kind != "pattern" or not present.issuperset(rule.names):
             return None
@@ -313,6 +321,8 @@ class UrlLearner:
         content_page = is_content_page(parts)
         for rule in self._rules_for_pair(parts, original):
             rule.record(duplicate=True, content_page=content_page)
+            if rule.kind == "trap":
+                rule.exemplar = original.url
             self._save(rule)
         return []
 

@@ -62,6 +62,7 @@ class FingerprintHelper:
         self._reader: asyncio.Future[None] | None = None
         self._starting: asyncio.Future[None] | None = None
         self._overdue: asyncio.TimerHandle | None = None  # fires when the oldest reply is late
+        self.cpu_seconds: float | None = None  # its CPU time, once stopped (where measurable)
 
     def start(self) -> None:
         """Start the process (on the running loop); until it runs, ``ready`` is False."""
@@ -181,6 +182,7 @@ class FingerprintHelper:
         process = self._process
         if process is None:
             return
+        children = _children_cpu()
         if process.stdin is not None:
             process.stdin.close()
         try:
@@ -188,9 +190,22 @@ class FingerprintHelper:
         except asyncio.TimeoutError:
             self._kill()
             await process.wait()
+        if children is not None and process.returncode is not None:
+            # Reaped: its CPU time (all of it, it had not exited before) joined the children's.
+            self.cpu_seconds = max(0.0, (_children_cpu() or children) - children)
         if self._reader is not None:
             await self._reader
         self._fail(self.stopped)
+
+
+def _children_cpu() -> float | None:
+    """CPU seconds of this process's reaped children (None where unknown, e.g. Windows)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return None
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _environment() -> dict[str, str]:

@@ -1,0 +1,177 @@
+"""CPU per fetched page: plain Scrapy against the plugin on a ~5,000-page nginx site.
+
+Called by ``benchmarks/crawl.py --only site`` (and ``--profile PATH``). Each run is a fresh
+``scrapy crawl`` process of the demo spider, writing a JSON-lines feed; the modes take
+turns, round after round. A run's CPU comes from ``wait4`` (the crawl's process and the
+children it reaped); the fingerprint helper's own CPU is the plugin's
+``simdedup/helper/cpu_seconds`` stat, and is subtracted to give the crawl's process alone.
+The all-new site has the same documents with no reprints and no parameters: nothing to
+skip or drop, only the plugin's cost.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import pstats
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from benchmarks.staticsite import StaticSite, nginx, write_site
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAIN = ["-s", "ITEM_PIPELINES={}", "-s", "DOWNLOADER_MIDDLEWARES={}"]
+CRAWL_TIMEOUT = 1800
+_STATS = re.compile(r"Dumping Scrapy stats:\n(\{.*?\})\n(?=\d{4}-\d\d-\d\d |\Z)", re.S)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One crawl's figures."""
+
+    fetched: int  # responses received
+    seconds: float  # Scrapy's elapsed_time_seconds: the whole site
+    cpu: float  # the crawl's process, seconds (start-up included)
+    helper_cpu: float  # the fingerprint helper process, seconds
+    new_pages: int  # pages the pipeline judged new (0 for plain Scrapy)
+    kept: int  # items in the feed
+    lost: int  # distinct documents missing from the feed
+
+    @property
+    def cpu_ms_per_page(self) -> float:
+        return 1000 * self.cpu / max(1, self.fetched)
+
+    @property
+    def helper_ms_per_new_page(self) -> float:
+        return 1000 * self.helper_cpu / max(1, self.new_pages)
+
+    @property
+    def pages_per_second(self) -> float:
+        return self.fetched / max(1e-9, self.seconds)
+
+
+def measured_crawl(
+    url: str, settings: list[str], site: StaticSite, feed: Path, *,
+    root: Path = ROOT, profile: Path | None = None,
+) -> Run:  # fmt: skip
+    """Crawl ``url`` in a fresh process and measure it (``profile``: under cProfile)."""
+    profiler = ["-m", "cProfile", "-o", str(profile)] if profile else []
+    command = [
+        sys.executable, *profiler, "-m", "scrapy", "crawl", "pages", "-a", f"start_urls={url}",
+        "-s", "LOG_LEVEL=INFO", "-o", f"{feed}:jsonl", *settings,
+    ]  # fmt: skip
+    with tempfile.TemporaryFile("w+") as log:
+        process = subprocess.Popen(
+            command, cwd=root / "demo_project", stdout=subprocess.DEVNULL, stderr=log,
+            env={**os.environ, "PYTHONPATH": str(root)},
+        )  # fmt: skip
+        watchdog = threading.Timer(CRAWL_TIMEOUT, os.kill, (process.pid, signal.SIGKILL))
+        watchdog.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            watchdog.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        log.seek(0)
+        text = log.read()
+    match = _STATS.search(text)
+    if process.returncode != 0 or match is None:
+        raise RuntimeError(f"the crawl failed ({process.returncode}):\n{text[-3000:]}")
+    stats = eval(match.group(1), {"datetime": datetime})  # Scrapy's own dump
+    helper = float(stats.get("simdedup/helper/cpu_seconds", 0.0))
+    return Run(
+        fetched=int(stats.get("response_received_count", 0)),
+        seconds=float(stats["elapsed_time_seconds"]),
+        cpu=usage.ru_utime + usage.ru_stime - helper,
+        helper_cpu=helper,
+        new_pages=int(stats.get("simdedup/content/unique", 0)),
+        kept=int(stats.get("item_scraped_count", 0)),
+        lost=_lost(feed, site),
+    )
+
+
+def _lost(feed: Path, site: StaticSite) -> int:
+    """Distinct documents none of whose copies reached the feed."""
+    covered = set()
+    for line in feed.read_text("utf-8").splitlines() if feed.exists() else []:
+        path = urlsplit(json.loads(line)["url"]).path
+        covered.add(site.reprints.get(path, path))
+    return len(set(site.distinct) - covered)
+
+
+MODES = {"plain": PLAIN, "plugin": []}
+
+
+def site_cost(rounds: int, before: Path | None = None, profile: Path | None = None) -> None:
+    """Rounds of plain, plugin (and the ``before`` checkout's plugin) on the site with
+    near-duplicates, then on the all-new site; medians and ratios against plain."""
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        for label, near_duplicates in (("near-duplicates", True), ("all new", False)):
+            site = write_site(work / f"site-{near_duplicates}", near_duplicates=near_duplicates)
+            pages = len(site.distinct) + len(site.reprints)
+            print(f"\nThe {label} site: {pages:,} pages ({len(site.distinct):,} distinct, "
+                  f"{len(site.reprints):,} reprints) served by nginx, {rounds} rounds")  # fmt: skip
+            _rounds(site, work, rounds, before)
+        if profile is not None:
+            _profile(work, profile)
+
+
+def _rounds(site: StaticSite, work: Path, rounds: int, before: Path | None) -> None:
+    modes = dict(MODES, **({"before": []} if before else {}))
+    runs: dict[str, list[Run]] = {mode: [] for mode in modes}
+    print(f"{'round':>5} {'mode':>7} {'fetched':>8} {'kept':>6} {'lost':>5} {'seconds':>8} "
+          f"{'pages/s':>8} {'CPU ms/page':>12} {'helper ms/new':>14}")  # fmt: skip
+    with nginx(site.root) as url:
+        for n in range(rounds):
+            for mode, settings in modes.items():
+                store = ["-s", f"SIMDEDUP_DIR={work / f'{mode}-{n}-{id(site)}'}"]
+                run = measured_crawl(
+                    url, [*settings, *store], site, work / f"{mode}-{n}-{id(site)}.jsonl",
+                    root=before if mode == "before" and before else ROOT,
+                )  # fmt: skip
+                runs[mode].append(run)
+                print(f"{n + 1:>5} {mode:>7} {run.fetched:>8,} {run.kept:>6,} {run.lost:>5} "
+                      f"{run.seconds:>8.1f} {run.pages_per_second:>8,.0f} "
+                      f"{run.cpu_ms_per_page:>12.2f} {run.helper_ms_per_new_page:>14.3f}",
+                      flush=True)  # fmt: skip
+    plain = runs["plain"]
+    base_cpu = statistics.median(r.cpu_ms_per_page for r in plain)
+    base_seconds = statistics.median(r.seconds for r in plain)
+    print("median (ratio to plain Scrapy's median in this run):")
+    for mode, measured in runs.items():
+        cpu = statistics.median(r.cpu_ms_per_page for r in measured)
+        seconds = statistics.median(r.seconds for r in measured)
+        helper = statistics.median(r.helper_ms_per_new_page for r in measured)
+        print(f"  {mode:>7}: CPU {cpu:.2f} ms/fetched page ({cpu / base_cpu:.2f}x), "
+              f"whole site {seconds:.1f} s ({seconds / base_seconds:.2f}x), "
+              f"{statistics.median(r.pages_per_second for r in measured):,.0f} pages/s, "
+              f"helper {helper:.3f} ms/new page, lost {max(r.lost for r in measured)}")  # fmt: skip
+
+
+def _profile(work: Path, path: Path) -> None:
+    """One plugin crawl of the near-duplicate site under cProfile: where its time goes."""
+    site = write_site(work / "site-True")
+    with nginx(site.root) as url:
+        run = measured_crawl(
+            url, ["-s", f"SIMDEDUP_DIR={work / 'profiled'}"], site, work / "profiled.jsonl",
+            profile=path,
+        )  # fmt: skip
+    started = time.strftime("%H:%M:%S")
+    print(f"\nProfile ({started}) of one plugin crawl written to {path}; the helper process "
+          f"is not in it ({run.helper_cpu:.1f} s of its own CPU). The plugin's functions by "
+          "cumulative time:")  # fmt: skip
+    stats = pstats.Stats(str(path))
+    stats.sort_stats("cumulative").print_stats(r"scrapy_simdedup", 30)
+    print("Every function by own time:")
+    stats.sort_stats("tottime").print_stats(20)
