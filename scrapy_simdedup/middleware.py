@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 from weakref import WeakKeyDictionary
 
-from scrapy import signals
+from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 
 from scrapy_simdedup import stats as keys
@@ -25,7 +24,7 @@ from scrapy_simdedup.verdictlog import CrawlVerdictLog
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
-    from scrapy.http import Request, Response
+    from scrapy.http import Response
     from typing_extensions import Self
 
     from scrapy_simdedup.url.bets import Bet
@@ -36,17 +35,15 @@ logger = logging.getLogger(__name__)
 OPT_OUT = "simdedup_dont_skip"
 """``Request.meta`` key: a request carrying it (true) is never skipped."""
 SAMPLE = "simdedup_sample"
-COUNTERPART_OF = "simdedup_counterpart_of"
-"""``Request.meta`` key of a mirror's original requested in place of its copy: the copy's
-URL (the copy ran ahead of the original along the links)."""
 REVISIT_OF = "simdedup_revisit_of"
 """``Request.meta`` key of a page an earlier crawl kept, requested again because this crawl
 met only its copies: the copy's URL."""
 MAX_AWAITING_VERDICT = 10_000
 """Fetched requests remembered until their content verdict (a re-visit takes their callback)."""
 _DOWNLOAD_META = frozenset(
-    ("download_latency", "download_slot", "redirect_urls", "redirect_reasons",
-     "redirect_times", "redirect_ttl", "retry_times", SAMPLE, REISSUED, SEEN, COUNTERPART_OF)
+    ("download_latency", "download_slot", "download_timeout", "redirect_urls",
+     "redirect_reasons", "redirect_times", "redirect_ttl", "retry_times", "proxy",
+     "playwright_page", SAMPLE, REISSUED, SEEN, REVISIT_OF)
 )  # fmt: skip
 
 
@@ -80,10 +77,13 @@ class UrlSimHashMiddleware:
         self.verdicts = verdicts or CrawlVerdictLog(crawler, None)
         self.judge: UrlJudge | None = None
         self.bets: RequestBets | None = None
+        # A page not kept here was kept by an earlier crawl only where no other crawl
+        # shares the store while this one runs (LevelDB is locked, memory is private).
+        self.revisits = state.location().kind != "redis"
         self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
         self._queued_by: WeakKeyDictionary[Request, str] = WeakKeyDictionary()
         self._strict_samples: set[str] = set()
-        self._awaiting_verdict: dict[str, Request] = {}  # canonical URL -> fetched request
+        self._awaiting_verdict: dict[str, Request] = {}  # canonical URL -> how it was routed
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -198,9 +198,7 @@ class UrlSimHashMiddleware:
             if 200 <= response.status < 300:
                 self._guarded(self.judge.fetched, parts)
                 self._stats.inc_value(keys.URL_FETCHED)
-                if len(self._awaiting_verdict) >= MAX_AWAITING_VERDICT:  # the oldest goes
-                    del self._awaiting_verdict[next(iter(self._awaiting_verdict))]
-                self._awaiting_verdict[parts.url] = request
+                self._await_verdict(parts.url, request)
             else:
                 self._counterpart_lost(parts.url, "counterpart_failed")
         return response
@@ -248,11 +246,11 @@ class UrlSimHashMiddleware:
         except StoreError as exc:
             self._store_failed(exc)
             return
-        fetched = self._awaiting_verdict.pop(url, None)
+        routed = self._awaiting_verdict.pop(url, None)
         if original is not None and original != key and not self.judge.kept(original):
             self._counterpart_lost(url, "counterpart_not_kept")
-            if fetched is not None and self.config.drop and self.judge.revisitable(original):
-                self._request_revisit(fetched, original)
+            if routed is not None and self.config.drop and self.judge.revisitable(original):
+                self._request_revisit(routed, original)
         for rule in weakened:
             reissued = self.bets.weakened(rule.identity) if self.bets else 0
             logger.debug(
@@ -319,38 +317,32 @@ class UrlSimHashMiddleware:
             self._stats.inc_value(keys.URL_PARKED)
         self._stats.inc_value(keys.url_skipped(decision.reason))
         self._stats.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
-        requested = decision.fetch_counterpart and decision.counterpart is not None
-        self.verdicts.skipped(request.url, rule, decision.counterpart, requested=requested)
+        if decision.pending:
+            self._stats.inc_value(keys.URL_PENDING)
+        self.verdicts.skipped(request.url, rule, decision.counterpart, pending=decision.pending)
         logger.debug("simdedup: skipped %s (%s)", request.url, rule.describe())
         self._queued_by.pop(request, None)
         self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
-        if requested:
-            assert decision.counterpart is not None
-            self._request_counterpart(request, url_parts(decision.counterpart).host)
         raise IgnoreRequest(f"simdedup: predicted duplicate ({decision.reason})")
 
-    def _request_counterpart(self, request: Request, host: str) -> None:
-        """The original of a skipped mirror copy (the same URL on ``host``), requested in
-        its place with the same callback, through the dupefilter. Its failure or drop
-        re-issues the copy (its bet relies on it); a dupefilter that saw it before drops it,
-        and so re-issues. The URL keeps the copy's spelling (the order of its parameters):
-        the spelling the original's own links have, so an item keyed by it is re-visited."""
-        meta = {k: v for k, v in request.meta.items() if k not in (SAMPLE, SEEN)}
-        meta[COUNTERPART_OF] = request.url
-        counterpart = urlunsplit(urlsplit(request.url)._replace(netloc=host))
-        original = request.replace(url=counterpart, meta=meta, dont_filter=False)
-        self._stats.inc_value(keys.URL_COUNTERPARTS_REQUESTED)
-        logger.debug("simdedup: requested %s in place of %s", counterpart, request.url)
-        assert self.crawler.engine is not None
-        self.crawler.engine.crawl(original)
+    def _await_verdict(self, url: str, request: Request) -> None:
+        """Remember how ``request`` was routed (callback, errback, arguments, priority, its
+        own meta; not its headers, which may carry credentials) until its verdict."""
+        if not self.revisits:
+            return
+        if len(self._awaiting_verdict) >= MAX_AWAITING_VERDICT:  # the oldest goes
+            del self._awaiting_verdict[next(iter(self._awaiting_verdict))]
+        meta = {k: v for k, v in request.meta.items() if k not in _DOWNLOAD_META}
+        self._awaiting_verdict[url] = Request(
+            request.url, callback=request.callback, errback=request.errback,
+            cb_kwargs=dict(request.cb_kwargs), priority=request.priority, meta=meta,
+        )  # fmt: skip
 
     def _request_revisit(self, copy: Request, original: str) -> None:
         """``copy`` copied ``original``, a page an earlier crawl kept and this one has not
         fetched (its links may lead only through pages skipped here): request it again,
-        with the copy's callback, so that this crawl's feed holds the page as a re-visit."""
-        meta = {k: v for k, v in copy.meta.items() if k not in _DOWNLOAD_META}
-        meta[REVISIT_OF] = copy.url
-        again = copy.replace(url=original, meta=meta, dont_filter=False, priority=copy.priority)
+        routed as the copy was, so that this crawl's feed holds the page as a re-visit."""
+        again = copy.replace(url=original, meta={**copy.meta, REVISIT_OF: copy.url})
         self._stats.inc_value(keys.URL_REVISITS_REQUESTED)
         logger.debug("simdedup: requested %s again, %s copied it", original, copy.url)
         assert self.crawler.engine is not None

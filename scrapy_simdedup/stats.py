@@ -33,7 +33,7 @@ request read back from a JOBDIR queue too). Exempt and unjudgeable ones are ``un
 URL_FETCHED = "simdedup/url/fetched"
 URL_SAMPLED = "simdedup/url/sampled"
 URL_PARKED = "simdedup/url/parked"  # skipped on a bet, held until it is settled
-URL_COUNTERPARTS_REQUESTED = "simdedup/url/counterparts_requested"  # a mirror's original
+URL_PENDING = "simdedup/url/pending"  # skips waiting for a counterpart not yet queued
 URL_REVISITS_REQUESTED = "simdedup/url/revisits_requested"  # a page an earlier crawl kept
 URL_FINAL = "simdedup/url/final"  # bets still standing when the crawl finished
 URL_STRICT_SAMPLED_COPIES = "simdedup/url/strict/sampled_copies"  # strict samples: copies

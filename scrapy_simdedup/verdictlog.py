@@ -98,10 +98,10 @@ class CrawlVerdictLog:
             self._write(content_record(verdict, event))
 
     def skipped(
-        self, url: str, rule: Rule, counterpart: str | None, *, requested: bool = False
+        self, url: str, rule: Rule, counterpart: str | None, *, pending: bool = False
     ) -> None:
         if self.log is not None:
-            self._write(url_skipped_record(url, rule, counterpart, requested=requested))
+            self._write(url_skipped_record(url, rule, counterpart, pending=pending))
 
     def reissued(self, url: str, why: str, rule: Rule | None, counterpart: str | None) -> None:
         if self.log is not None:

@@ -46,12 +46,12 @@ def _teach_mirror(judge: UrlJudge) -> None:
 def test_a_skip_relies_on_a_counterpart_this_crawl_fetched_or_queued(tmp_path: Path) -> None:
     with crawl_judge(tmp_path / "db") as (_, judge):
         _teach_mirror(judge)
-        ahead = judge.decide(f"{MIRROR}/p/7")  # counterpart nowhere: fetch it instead
-        assert ahead.skip and ahead.fetch_counterpart
+        ahead = judge.decide(f"{MIRROR}/p/7")  # counterpart not queued yet: the bet waits
+        assert ahead.skip and ahead.pending
         judge.enqueue(f"{ORIGINAL}/p/7")
         decision = judge.decide(f"{MIRROR}/p/7")
         assert decision.skip and decision.reason == "mirror"
-        assert decision.counterpart == f"{ORIGINAL}/p/7" and not decision.fetch_counterpart
+        assert decision.counterpart == f"{ORIGINAL}/p/7" and not decision.pending
         judge.lost(f"{ORIGINAL}/p/7")  # it failed
         assert not judge.decide(f"{MIRROR}/p/7").skip
         _fetch(judge, f"{ORIGINAL}/p/8")

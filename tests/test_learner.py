@@ -38,15 +38,15 @@ def test_a_mirror_is_learned_after_enough_evidence_and_skips_only_with_its_count
     assert not learner.decide(url_parts(f"{MIRROR}/p/10.html"), fetched).skip  # 4 < 5
     _copy(learner, fetched, f"{MIRROR}/p/4.html", f"{ORIGINAL}/p/4.html")
     at_hand = learner.decide(url_parts(f"{MIRROR}/p/10.html"), fetched)
-    assert at_hand.skip and not at_hand.fetch_counterpart
+    assert at_hand.skip and not at_hand.pending
     assert at_hand.counterpart == f"{ORIGINAL}/p/10.html"
     assert learner.decide(url_parts(f"{MIRROR}/p/11.html"), {f"{ORIGINAL}/p/11.html"}).skip
-    # A copy whose original is not at hand (the mirror ran ahead) is skipped on the
-    # condition that its original, when it may be requested, is fetched in its place.
+    # A copy whose original is not at hand (the mirror ran ahead) is skipped when the
+    # original may still come (it is awaited): the bet waits for it.
     only_here = url_parts(f"{MIRROR}/only-here.html")
     assert not learner.decide(only_here, fetched).skip
-    ahead = learner.decide(only_here, fetched, requestable={f"{ORIGINAL}/only-here.html"})
-    assert ahead.skip and ahead.fetch_counterpart
+    ahead = learner.decide(only_here, fetched, awaited={f"{ORIGINAL}/only-here.html"})
+    assert ahead.skip and ahead.pending
     assert ahead.counterpart == f"{ORIGINAL}/only-here.html"
     # Any page of the original host is fetched.
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/12.html"), {f"{MIRROR}/p/12.html"}).skip

@@ -103,53 +103,55 @@ def test_learned_mirror_skips_and_exemptions_are_never_skipped() -> None:
         assert stats[f"simdedup/url/unchecked/{reason}"] == 1
 
 
-def test_a_mirror_page_ahead_of_its_original_is_skipped_for_the_original() -> None:
-    """The copy host ran ahead along the links: its original is requested in its place
-    (same callback, through the dupefilter), and the copy comes back when that fails."""
+def test_a_mirror_page_ahead_of_its_original_waits_for_it() -> None:
+    """The copy host ran ahead along the links: the copy is skipped, and its bet waits for
+    the original's own link; nothing is requested in its place. The copy comes back when
+    the original fails, is refused by the dupefilter, or never comes before idle."""
     with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
         engine = _engine(middleware)
-        engine.scheduling = True
         _teach_mirror(middleware)
-        assert middleware.crawler.spider is not None
-        parse = middleware.crawler.spider.parse
-        copies = [
-            Request(f"{MIRROR}/new/{n}.html", callback=parse, meta={"depth": 3}, priority=-3)
-            for n in range(4)
-        ]
+        copies = [Request(f"{MIRROR}/new/{n}.html") for n in range(5)]
         for copy in copies:
             assert _skipped(middleware, copy)
-        originals = list(engine.crawled)
-        assert [r.url for r in originals] == [f"{ORIGINAL}/new/{n}.html" for n in range(4)]
-        for copy, original in zip(copies, originals, strict=True):
-            assert (original.callback, original.priority, original.dont_filter) == (
-                parse,
-                -3,
-                False,
-            )
-            assert original.meta == {"depth": 3, "simdedup_counterpart_of": copy.url}
-        # Each original in turn: missing, unreachable, already seen by the dupefilter, found.
-        missing, unreachable, seen, found = originals
+        assert engine.crawled == []
+        originals = [Request(f"{ORIGINAL}/new/{n}.html") for n in range(5)]
+        for original in originals[:4]:  # their own links, later
+            middleware.request_scheduled(original)
+        missing, unreachable, seen, found, _never = originals
         middleware.process_response(missing, HtmlResponse(missing.url, status=404, body=b""))
         middleware.process_exception(unreachable, TimeoutError())
         middleware.request_dropped(seen)
         middleware.process_request(found)
         _fetch(middleware, found.url)
         middleware.content_verdict(found.url, None)
-        reissued = engine.crawled[4:]
-        assert [r.url for r in reissued] == [c.url for c in copies[:3]]
-        assert all(not r.dont_filter and r.callback == parse for r in reissued)
-        # The original's URL is spelled as the copy's (the spelling its own links have).
-        assert _skipped(middleware, Request(f"{MIRROR}/new/9.html?z=1&a=2"))
-        assert engine.crawled[-1].url == f"{ORIGINAL}/new/9.html?z=1&a=2"
-        _fetch(middleware, engine.crawled[-1].url)
-        middleware.content_verdict(engine.crawled[-1].url, None)
-        middleware.spider_idle()  # the last bets stand: their originals were brought
-    stats = _stats(middleware)  # closed: the bets left are final
+        assert [r.url for r in engine.crawled] == [c.url for c in copies[:3]]
+        with pytest.raises(DontCloseSpider):  # the last original never came
+            middleware.spider_idle()
+        assert engine.crawled[-1].url == copies[4].url
+        assert not any(r.dont_filter for r in engine.crawled)  # never seen by the dupefilter
+        middleware.spider_idle()
+    stats = _stats(middleware)  # closed: the bet left is final
     assert stats["simdedup/url/skipped/mirror"] == 5
-    assert stats["simdedup/url/counterparts_requested"] == 5
+    assert stats["simdedup/url/pending"] == 5
     assert stats["simdedup/url/reissued/counterpart_failed"] == 2
     assert stats["simdedup/url/reissued/counterpart_dropped"] == 1
-    assert stats["simdedup/url/final"] == 2
+    assert stats["simdedup/url/reissued/unsettled"] == 1
+    assert stats["simdedup/url/final"] == 1
+
+
+def test_a_mirror_page_waits_only_for_a_host_this_crawl_fetches() -> None:
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        _teach_mirror(middleware)
+        # A mirror of a host this crawl never fetched: its original will not come.
+        for n in range(5):
+            middleware.content_verdict(
+                f"http://n.example/p/{n}.html", f"http://z.example/p/{n}.html"
+            )
+        assert not _skipped(middleware, Request("http://n.example/p/9.html"))
+        _fetch(middleware, "http://z.example/p/0.html")  # now it does: the bet may wait
+        assert _skipped(middleware, Request("http://n.example/p/10.html"))
+        _fetch(middleware, f"{ORIGINAL}/gone.html", status=404)  # failed in this crawl
+        assert not _skipped(middleware, Request(f"{MIRROR}/gone.html"))
 
 
 def test_a_request_skipped_after_the_dupefilter_saw_it_is_reissued_past_it() -> None:
@@ -180,13 +182,17 @@ def test_a_copy_of_a_page_an_earlier_crawl_kept_requests_that_page_again() -> No
             f"{ORIGINAL}/p/0.html": f"{ORIGINAL}/copy/3.html",  # fetched in this crawl
         }
         for original, copy in earlier.items():
-            request = Request(copy, callback=parse, meta={"depth": 2, "download_latency": 0.1})
+            request = Request(
+                copy, callback=parse, meta={"depth": 2, "download_latency": 0.1},
+                headers={"Authorization": "Basic c2VjcmV0"},
+            )  # fmt: skip
             middleware.process_response(request, HtmlResponse(copy, body=b"<p>x</p>"))
             middleware.content_verdict(copy, original)
         assert [r.url for r in engine.crawled] == [f"{ORIGINAL}/kept-before.html?b=2&a=1"]
         again = engine.crawled[0]
         assert (again.callback, again.dont_filter) == (parse, False)
         assert again.meta == {"depth": 2, "simdedup_revisit_of": f"{ORIGINAL}/copy/1.html"}
+        assert "Authorization" not in again.headers  # routed as the copy, not credentialed
         stats = _stats(middleware)
     assert stats["simdedup/url/revisits_requested"] == 1
 

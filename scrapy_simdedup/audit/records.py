@@ -70,9 +70,9 @@ def content_record(verdict: Verdict, event: str) -> Record:
 
 
 def url_skipped_record(
-    url: str, rule: Rule, counterpart: str | None, *, requested: bool = False
+    url: str, rule: Rule, counterpart: str | None, *, pending: bool = False
 ) -> Record:
-    """``requested``: the counterpart was not at hand and is requested in the URL's place."""
+    """``pending``: the counterpart was not queued yet; the skip waits for it."""
     return {
         "event": "url_skipped",
         "time": now(),
@@ -80,7 +80,7 @@ def url_skipped_record(
         "rule": rule.kind,
         "rule_name": rule.describe(),
         "counterpart": counterpart,
-        "counterpart_requested": requested,
+        "counterpart_pending": pending,
     }
 
 

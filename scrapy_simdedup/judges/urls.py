@@ -62,7 +62,7 @@ class UrlJudge:
         self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
         self._strict_candidates = 0
         self._covered = _Covered(self, covers_fetched_before)
-        self._requestable = _Requestable(self)
+        self._awaited = _Awaited(self)
 
     @classmethod
     def for_crawl(
@@ -114,7 +114,7 @@ class UrlJudge:
         parts = url_parts(url) if isinstance(url, str) else url
         if self.mode == "strict":
             return self._strict(parts, tally=tally)
-        return self.learner.decide(parts, self._covered, tally=tally, requestable=self._requestable)
+        return self.learner.decide(parts, self._covered, tally=tally, awaited=self._awaited)
 
     def _strict(self, parts: UrlParts, *, tally: bool) -> Decision:
         for match in self.urls.near(url_simhash(parts, self.seed)):
@@ -160,7 +160,7 @@ class UrlJudge:
         except UrlNotCheckedError:
             return False
         return (
-            canonical in self._requestable
+            canonical in self._awaited
             and canonical not in self.fetched_now
             and canonical not in self.queued
         )
@@ -241,10 +241,10 @@ class _Covered:
         return self.fetched_before and judge.was_fetched(url)
 
 
-class _Requestable:
-    """``url in``: a URL this crawl may request in a copy's place. Its host is crawled (a
-    page of it was fetched in this crawl: a crawl of the mirror alone never reaches out to
-    the original) and it has not failed, been dropped or been released in this crawl."""
+class _Awaited:
+    """``url in``: a URL this crawl may still bring, though not queued yet. Its host is
+    crawled (a page of it was fetched in this crawl: a crawl of the mirror alone never
+    reaches the original) and it has not failed, been dropped or been released."""
 
     def __init__(self, judge: UrlJudge) -> None:
         self.judge = judge

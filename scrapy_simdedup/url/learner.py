@@ -124,7 +124,7 @@ class Decision:
     rule: Rule | None = None
     sample: bool = False
     counterpart: str | None = None
-    fetch_counterpart: bool = False  # a skip whose counterpart must be requested in its place
+    pending: bool = False  # a skip whose counterpart is not queued yet: the bet waits for it
 
     @property
     def reason(self) -> str:
@@ -216,15 +216,15 @@ class UrlLearner:
         covered: Container[str],
         *,
         tally: bool = True,
-        requestable: Container[str] = (),
+        awaited: Container[str] = (),
     ) -> Decision:
         """Skip ``parts`` when a learned rule predicts a duplicate whose original is here.
 
         The original (the counterpart) must be in ``covered``: URLs this crawl fetched or
-        has queued; a mirror's original that is not, but is ``requestable`` (its host is
-        crawled, and it did not fail), is to be fetched in the copy's place
-        (``Decision.fetch_counterpart``). ``tally=False`` asks without counting the request
-        (it is never sampled).
+        has queued. A mirror's copy may also wait for an original that is not yet queued but
+        ``awaited`` (its host is crawled, and it did not fail): the skip is then ``pending``,
+        a bet that the original's own link brings it. ``tally=False`` asks without counting
+        the request (it is never sampled).
         """
         in_force = self._in_force(parts.host)
         for rule in in_force:
@@ -235,18 +235,18 @@ class UrlLearner:
                 )
             else:
                 applies = counterpart is not None and (
-                    counterpart in covered or (rule.kind == "mirror" and counterpart in requestable)
+                    counterpart in covered or (rule.kind == "mirror" and counterpart in awaited)
                 )
             if not applies:
                 continue
-            fetch = rule.kind == "mirror" and counterpart not in covered
+            pending = rule.kind == "mirror" and counterpart not in covered
             if not tally:
-                return Decision(True, rule, counterpart=counterpart, fetch_counterpart=fetch)
+                return Decision(True, rule, counterpart=counterpart, pending=pending)
             rule.candidates += 1
             if rule.candidates >= self._sample_interval(rule):
                 rule.candidates = 0
                 return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
-            return Decision(True, rule, counterpart=counterpart, fetch_counterpart=fetch)
+            return Decision(True, rule, counterpart=counterpart, pending=pending)
         return FETCH
 
     def _sample_interval(self, rule: Rule) -> int:
