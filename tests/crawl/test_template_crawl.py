@@ -38,7 +38,9 @@ def test_every_product_is_kept_and_every_copy_dropped(
     stats = crawl.simdedup()
     copies = stats.get("simdedup/content/dropped", 0)
     skipped = sum(v for k, v in stats.items() if k.startswith("simdedup/url/skipped/"))
-    assert copies + skipped == len(ALIASED) + PRODUCTS  # aliases and mirrored products
+    # A skip re-issued (its bet lost) was fetched after all, and dropped or kept above.
+    reissued = sum(v for k, v in stats.items() if k.startswith("simdedup/url/reissued/"))
+    assert copies + skipped - reissued == len(ALIASED) + PRODUCTS  # aliases, mirrored products
 
 
 def test_a_start_url_linked_again_is_one_item(shops: dict[str, str], tmp_path: Path) -> None:
