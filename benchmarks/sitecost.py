@@ -45,7 +45,7 @@ class Run:
     helper_cpu: float  # the fingerprint helper process, seconds
     new_pages: int  # pages the pipeline judged new (0 for plain Scrapy)
     kept: int  # items in the feed
-    lost: int  # distinct documents missing from the feed
+    texts: frozenset[int]  # the distinct texts the feed holds
 
     @property
     def cpu_ms_per_page(self) -> float:
@@ -96,17 +96,18 @@ def measured_crawl(
         helper_cpu=helper,
         new_pages=int(stats.get("simdedup/content/unique", 0)),
         kept=int(stats.get("item_scraped_count", 0)),
-        lost=_lost(feed, site),
+        texts=_texts(feed, site),
     )
 
 
-def _lost(feed: Path, site: StaticSite) -> int:
-    """Distinct documents none of whose copies reached the feed."""
-    covered = set()
+def _texts(feed: Path, site: StaticSite) -> frozenset[int]:
+    """The distinct texts in the feed (a reprint counts as its original)."""
+    found = set()
     for line in feed.read_text("utf-8").splitlines() if feed.exists() else []:
-        path = urlsplit(json.loads(line)["url"]).path
-        covered.add(site.reprints.get(path, path))
-    return len(set(site.distinct) - covered)
+        text = site.text_of(urlsplit(json.loads(line)["url"]).path)
+        if text is not None:
+            found.add(text)
+    return frozenset(found)
 
 
 MODES = {"plain": PLAIN, "plugin": []}
@@ -130,6 +131,8 @@ def site_cost(rounds: int, before: Path | None = None, profile: Path | None = No
 def _rounds(site: StaticSite, work: Path, rounds: int, before: Path | None) -> None:
     modes = dict(MODES, **({"before": []} if before else {}))
     runs: dict[str, list[Run]] = {mode: [] for mode in modes}
+    lost: dict[str, list[int]] = {mode: [] for mode in modes}  # texts plain Scrapy kept
+    print("lost: texts plain Scrapy's feed held in the same round and this one's did not")
     print(f"{'round':>5} {'mode':>7} {'fetched':>8} {'kept':>6} {'lost':>5} {'seconds':>8} "
           f"{'pages/s':>8} {'CPU ms/page':>12} {'helper ms/new':>14}")  # fmt: skip
     with nginx(site.root) as url:
@@ -141,7 +144,8 @@ def _rounds(site: StaticSite, work: Path, rounds: int, before: Path | None) -> N
                     root=before if mode == "before" and before else ROOT,
                 )  # fmt: skip
                 runs[mode].append(run)
-                print(f"{n + 1:>5} {mode:>7} {run.fetched:>8,} {run.kept:>6,} {run.lost:>5} "
+                lost[mode].append(len(runs["plain"][-1].texts - run.texts))
+                print(f"{n + 1:>5} {mode:>7} {run.fetched:>8,} {run.kept:>6,} {lost[mode][-1]:>5} "
                       f"{run.seconds:>8.1f} {run.pages_per_second:>8,.0f} "
                       f"{run.cpu_ms_per_page:>12.2f} {run.helper_ms_per_new_page:>14.3f}",
                       flush=True)  # fmt: skip
@@ -156,7 +160,7 @@ def _rounds(site: StaticSite, work: Path, rounds: int, before: Path | None) -> N
         print(f"  {mode:>7}: CPU {cpu:.2f} ms/fetched page ({cpu / base_cpu:.2f}x), "
               f"whole site {seconds:.1f} s ({seconds / base_seconds:.2f}x), "
               f"{statistics.median(r.pages_per_second for r in measured):,.0f} pages/s, "
-              f"helper {helper:.3f} ms/new page, lost {max(r.lost for r in measured)}")  # fmt: skip
+              f"helper {helper:.3f} ms/new page, lost at most {max(lost[mode])}")  # fmt: skip
 
 
 def _profile(work: Path, path: Path) -> None:

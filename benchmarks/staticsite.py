@@ -36,6 +36,11 @@ class StaticSite:
     root: Path
     distinct: list[str]
     reprints: dict[str, str]  # reprint path -> the distinct path it copies
+    texts: dict[str, int]  # distinct path -> its text's identity (some corpus texts repeat)
+
+    def text_of(self, path: str) -> int | None:
+        """The identity of the text at ``path`` (a reprint's is its original's)."""
+        return self.texts.get(self.reprints.get(path, path))
 
 
 def documents(count: int) -> list[tuple[str, str]]:
@@ -71,7 +76,8 @@ def write_site(root: Path, pages: int = 5000, *, near_duplicates: bool = True) -
             title, body = body_of[path]
         _write(root / path.lstrip("/"), title, body, links)
     _write(root / "index.html", "Index", "All documents.", every[:: max(1, len(every) // 50)])
-    return StaticSite(root, distinct, reprints)
+    identities = {path: hash(body) for path, (_, body) in body_of.items()}
+    return StaticSite(root, distinct, reprints, identities)
 
 
 def _with_parameter(link: str, rng: random.Random) -> str:

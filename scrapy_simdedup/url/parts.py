@@ -9,6 +9,7 @@ default port and the checks for what cannot be judged are done here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from w3lib.url import canonicalize_url
@@ -17,6 +18,9 @@ from scrapy_simdedup.errors import UrlNotCheckedError
 
 MAX_URL_CHARS = 8192
 """Longer URLs are fetched unchecked: no real page needs one, and traps do."""
+CACHED_URLS = 16_384
+"""Spellings whose parts are remembered: a crawl meets the same link on many pages, and
+canonicalising is most of what the URL middleware costs per link (a few MB at most)."""
 
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 
@@ -53,6 +57,13 @@ class UrlParts:
 
 def url_parts(url: str) -> UrlParts:
     """Canonical parts of ``url``; raises ``UrlNotCheckedError`` for what cannot be judged."""
+    if len(url) > MAX_URL_CHARS:
+        raise UrlNotCheckedError("too_long", url)
+    return _parts(url)
+
+
+@lru_cache(maxsize=CACHED_URLS)
+def _parts(url: str) -> UrlParts:
     if len(url) > MAX_URL_CHARS:
         raise UrlNotCheckedError("too_long", url)
     try:
