@@ -100,8 +100,8 @@ def main() -> None:
     args = parser.parse_args()
     parts = args.only.split(",")
     if "site" in parts:
-        site_cost(args.rounds or 5, args.before, args.profile)
-    args.rounds = args.rounds or 3
+        site_cost(5 if args.rounds is None else args.rounds, args.before, args.profile)
+    args.rounds = 3 if args.rounds is None else args.rounds
     if "pipeline" in parts:
         pipeline_cost(args.rounds, args.before)
     if "middleware" in parts:

@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -118,7 +117,11 @@ def site_cost(rounds: int, before: Path | None = None, profile: Path | None = No
     near-duplicates, then on the all-new site; medians and ratios against plain."""
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
-        for label, near_duplicates in (("near-duplicates", True), ("all new", False)):
+        for label, near_duplicates in (("near-duplicates", True), ("all new", False))[
+            : 2
+            if rounds
+            else 0  # --rounds 0: the profile alone
+        ]:
             site = write_site(work / f"site-{near_duplicates}", near_duplicates=near_duplicates)
             pages = len(site.distinct) + len(site.reprints)
             print(f"\nThe {label} site: {pages:,} pages ({len(site.distinct):,} distinct, "
@@ -164,18 +167,40 @@ def _rounds(site: StaticSite, work: Path, rounds: int, before: Path | None) -> N
 
 
 def _profile(work: Path, path: Path) -> None:
-    """One plugin crawl of the near-duplicate site under cProfile: where its time goes."""
+    """A plain and a plugin crawl of the near-duplicate site under cProfile (``path`` and
+    ``path.plain``): where the plugin's time goes, and which functions' own time grew
+    most against plain Scrapy's."""
     site = write_site(work / "site-True")
+    plain_path = path.with_name(path.name + ".plain")
     with nginx(site.root) as url:
+        plain = measured_crawl(url, PLAIN, site, work / "p-plain.jsonl", profile=plain_path)
         run = measured_crawl(
             url, ["-s", f"SIMDEDUP_DIR={work / 'profiled'}"], site, work / "profiled.jsonl",
             profile=path,
         )  # fmt: skip
-    started = time.strftime("%H:%M:%S")
-    print(f"\nProfile ({started}) of one plugin crawl written to {path}; the helper process "
-          f"is not in it ({run.helper_cpu:.1f} s of its own CPU). The plugin's functions by "
+    print(f"\nProfiles written to {path} (plugin, {run.fetched:,} pages fetched) and "
+          f"{plain_path} (plain Scrapy, {plain.fetched:,}); the helper process is not in "
+          f"them ({run.helper_cpu:.1f} s of its own CPU). The plugin's functions by "
           "cumulative time:")  # fmt: skip
     stats = pstats.Stats(str(path))
-    stats.sort_stats("cumulative").print_stats(r"scrapy_simdedup", 30)
-    print("Every function by own time:")
-    stats.sort_stats("tottime").print_stats(20)
+    stats.sort_stats("cumulative").print_stats(r"scrapy_simdedup", 25)
+    print(
+        "Own time grown most against plain Scrapy (seconds, profiled; per fetched page "
+        "the plugin fetches fewer):"
+    )
+    mine = _own_times(pstats.Stats(str(path)))
+    theirs = _own_times(pstats.Stats(str(plain_path)))
+    grown = sorted(mine, key=lambda f: mine[f] - theirs.get(f, 0.0), reverse=True)[:20]
+    for function in grown:
+        print(
+            f"  {mine[function] - theirs.get(function, 0.0):+7.2f}  {mine[function]:7.2f}  "
+            f"{function}"
+        )
+
+
+def _own_times(stats: pstats.Stats) -> dict[str, float]:
+    table = stats.stats  # type: ignore[attr-defined]
+    return {
+        f"{Path(file).name}:{line}({name})": own
+        for (file, line, name), (_, _, own, _, _) in table.items()
+    }
