@@ -77,9 +77,7 @@ class UrlSimHashMiddleware:
         self.verdicts = verdicts or CrawlVerdictLog(crawler, None)
         self.judge: UrlJudge | None = None
         self.bets: RequestBets | None = None
-        # A page not kept here was kept by an earlier crawl only where no other crawl
-        # shares the store while this one runs (LevelDB is locked, memory is private).
-        self.revisits = state.location().kind != "redis"
+        self.revisits = False  # whether an earlier crawl's kept page may need a re-visit
         self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
         self._queued_by: WeakKeyDictionary[Request, str] = WeakKeyDictionary()
         self._strict_samples: set[str] = set()
@@ -126,6 +124,10 @@ class UrlSimHashMiddleware:
             logger.error("simdedup: cannot open the URL index: %s", exc)
             self.state.release()
             raise
+        # Only an earlier crawl's pages can need a re-visit, and a page not kept here is an
+        # earlier crawl's only where no other crawl shares the store now (LevelDB is
+        # locked, memory is private): otherwise no fetched request is remembered for it.
+        self.revisits = len(self.judge) > 0 and self.state.location().kind != "redis"
 
     @property
     def _stats(self) -> Any:

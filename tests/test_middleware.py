@@ -168,10 +168,18 @@ def test_a_request_skipped_after_the_dupefilter_saw_it_is_reissued_past_it() -> 
         assert [(r.url, r.dont_filter) for r in engine.crawled] == [(waiting.url, True)]
 
 
-def test_a_copy_of_a_page_an_earlier_crawl_kept_requests_that_page_again() -> None:
+def test_a_copy_of_a_page_an_earlier_crawl_kept_requests_that_page_again(tmp_path: Path) -> None:
     """This crawl met only copies of a page the last crawl kept (its own link may lead
     through pages skipped here): the page is requested again, to be re-visited."""
-    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+    settings = {
+        "SIMDEDUP_URL_SAMPLE_EVERY": 1000, "SIMDEDUP_STORE": "leveldb",
+        "SIMDEDUP_DIR": str(tmp_path),
+    }  # fmt: skip
+    with opened_middleware(settings) as first:
+        assert not first.revisits  # a first crawl: no earlier page to re-visit
+        _fetch(first, f"{ORIGINAL}/kept-before.html?b=2&a=1")
+    with opened_middleware(settings) as middleware:
+        assert middleware.revisits
         engine = _engine(middleware)
         _teach_mirror(middleware)  # pages of the original host are fetched in this crawl
         assert middleware.crawler.spider is not None

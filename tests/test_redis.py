@@ -17,11 +17,13 @@ from scrapy_simdedup import StoreError, open_index
 from scrapy_simdedup.index.stores.atomic import GuardedWrite
 from scrapy_simdedup.index.stores.redis import RedisStore
 from tests.support import processes
+from tests.support.crashwriter import acknowledged_adds, assert_acknowledged_adds_kept, start_writer
 from tests.support.crawls import (
     DEMO,
     content_of,
     crawl_command,
     crawl_env,
+    feed_lines,
     parse,
     run_crawl,
     serve_sites,
@@ -134,40 +136,15 @@ def own_server(tmp_path: Path) -> Iterator[RedisServer]:
 
 def test_killed_redis_loses_no_acknowledged_add(own_server: RedisServer, tmp_path: Path) -> None:
     acknowledged = tmp_path / "acknowledged.txt"
-    code = textwrap.dedent(
-        """
-        import random, sys
-        from scrapy_simdedup import open_index
-        rng = random.Random(3)
-        with open_index(sys.argv[1], prefix="crash") as index, open(sys.argv[2], "a") as out:
-            for n in range(1_000_000):
-                index.add(rng.getrandbits(64), f"page/{n}")
-                out.write(f"{n}\\n")
-                out.flush()
-        """
-    )
-    writer = processes.popen(
-        [sys.executable, "-c", code, own_server.url, str(acknowledged)],
-        stderr=subprocess.DEVNULL, cwd=ROOT,
-    )  # fmt: skip
-    wait_until(lambda: len(_lines(acknowledged)) >= 300, 60, "300 acknowledged adds")
+    writer = start_writer(own_server.url, acknowledged)
+    wait_until(lambda: len(acknowledged_adds(acknowledged)) >= 300, 60, "300 acknowledged adds")
     own_server.kill()
     writer.wait(timeout=120)  # it fails once its retries find no server
     assert writer.returncode != 0
-    done = _lines(acknowledged)
+    done = acknowledged_adds(acknowledged)
     assert len(done) >= 300
     own_server.start()  # same folder: replays the append-only file
-    with open_index(own_server.url, prefix="crash") as index:
-        for n in done:
-            assert index.document(f"page/{n}") is not None, n
-        assert index.verify().consistent
-        assert len(done) <= len(index) <= len(done) + 1  # at most the one in flight
-
-
-def _lines(path: Path) -> list[str]:
-    if not path.exists():
-        return []
-    return [line for line in path.read_text().splitlines() if line]
+    assert_acknowledged_adds_kept(own_server.url, done)
 
 
 def test_unreachable_redis_is_a_clear_error() -> None:
@@ -251,7 +228,7 @@ def test_redis_lost_mid_crawl_closes_the_spider(own_server: RedisServer, tmp_pat
             ),
             cwd=DEMO, env=crawl_env(), stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        wait_until(lambda: len(_lines(feed)) >= 10, 120, "10 items in the feed")
+        wait_until(lambda: feed_lines(feed) >= 10, 120, "10 items in the feed")
         own_server.kill()
         log = crawl.communicate(timeout=240)[1]  # bounded retries: no hang
     result = parse(crawl.returncode, log, feed)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,8 +15,9 @@ from scrapy_simdedup.index.stores.atomic import GuardedWrite
 from scrapy_simdedup.index.stores.redis import RedisStore
 from tests import test_redis as single
 from tests.support import processes
-from tests.support.crawls import DEMO, crawl_command, crawl_env, parse, serve_sites
-from tests.support.racers import ROOT, race
+from tests.support.crashwriter import acknowledged_adds, assert_acknowledged_adds_kept, start_writer
+from tests.support.crawls import DEMO, crawl_command, crawl_env, feed_lines, parse, serve_sites
+from tests.support.racers import race
 from tests.support.rediscluster import RedisCluster
 from tests.support.waits import wait_until
 
@@ -104,34 +103,15 @@ def test_a_killed_master_loses_no_acknowledged_add(
     own_cluster: RedisCluster, tmp_path: Path
 ) -> None:
     acknowledged = tmp_path / "acknowledged.txt"
-    code = textwrap.dedent(
-        """
-        import random, sys
-        from scrapy_simdedup import open_index
-        rng = random.Random(3)
-        with open_index(sys.argv[1], prefix="crash") as index, open(sys.argv[2], "a") as out:
-            for n in range(1_000_000):
-                index.add(rng.getrandbits(64), f"page/{n}")
-                out.write(f"{n}\\n")
-                out.flush()
-        """
-    )
-    writer = processes.popen(
-        [sys.executable, "-c", code, own_cluster.url, str(acknowledged)],
-        stderr=subprocess.DEVNULL, cwd=ROOT,
-    )  # fmt: skip
-    wait_until(lambda: len(single._lines(acknowledged)) >= 300, 60, "300 acknowledged adds")
+    writer = start_writer(own_cluster.url, acknowledged)
+    wait_until(lambda: len(acknowledged_adds(acknowledged)) >= 300, 60, "300 acknowledged adds")
     node = own_cluster.master_of("{crash}:keys")
     own_cluster.kill(node)
     writer.wait(timeout=180)  # it fails once its retries find no master for the slot
     assert writer.returncode != 0
-    done = single._lines(acknowledged)
+    done = acknowledged_adds(acknowledged)
     own_cluster.restart(node)
-    with open_index(own_cluster.url, prefix="crash") as index:
-        for n in done:
-            assert index.document(f"page/{n}") is not None, n
-        assert index.verify().consistent
-        assert len(done) <= len(index) <= len(done) + 1  # at most the one in flight
+    assert_acknowledged_adds_kept(own_cluster.url, done)
 
 
 def test_a_master_killed_mid_crawl_closes_the_spider(
@@ -148,7 +128,7 @@ def test_a_master_killed_mid_crawl_closes_the_spider(
             ),
             cwd=DEMO, env=crawl_env(), stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
-        wait_until(lambda: len(single._lines(feed)) >= 10, 120, "10 items in the feed")
+        wait_until(lambda: feed_lines(feed) >= 10, 120, "10 items in the feed")
         own_cluster.kill(own_cluster.master_of("{killed}:keys"))
         log = crawl.communicate(timeout=300)[1]  # bounded retries: no hang
     result = parse(crawl.returncode, log, feed)
