@@ -147,7 +147,7 @@ class UrlJudge:
 
     def lost(self, url: str) -> None:
         """``url`` will not bring its page in this crawl (it failed, the dupefilter dropped
-        it, or its page was not kept): never requested again in a copy's place."""
+        it, or its page was not kept): no copy's skip waits for it any more."""
         self.queued.discard(url)
         if len(self.lost_now) < MAX_REMEMBERED:
             self.lost_now.add(url)
