@@ -179,7 +179,9 @@ def test_annotate_mode_keeps_copies_and_names_the_cluster() -> None:
 
 def test_the_verdict_log_has_one_line_per_drop_annotation_and_doubt(tmp_path: Path) -> None:
     words = ARTICLE.split(" ")
-    edited = " ".join("banana" if at % 60 == 7 else word for at, word in enumerate(words))
+    # One word in 40 replaced: a candidate whose estimated similarity stays well under 0.95
+    # whatever the store's seed (0.63-0.88 over 60 seeds; one in 60 words reached 0.95+).
+    edited = " ".join("banana" if at % 40 == 7 else word for at, word in enumerate(words))
     for drop, event in ((True, "dropped"), (False, "annotated")):
         template = tmp_path / f"{event}-%(name)s.jsonl"
         settings = {
