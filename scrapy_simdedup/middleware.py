@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -39,6 +40,8 @@ REVISIT_OF = "simdedup_revisit_of"
 """``Request.meta`` key of a page an earlier crawl kept, requested again because this crawl
 met only its copies: the copy's URL."""
 MAX_AWAITING_VERDICT = 10_000
+COUNT_RULES_EVERY = 1.0
+"""Seconds between updates of the rule counts in the stats while a crawl runs."""
 """Fetched requests remembered until their content verdict (a re-visit takes their callback)."""
 _DOWNLOAD_META = frozenset(
     ("download_latency", "download_slot", "download_timeout", "redirect_urls",
@@ -82,6 +85,7 @@ class UrlSimHashMiddleware:
         self._queued_by: WeakKeyDictionary[Request, str] = WeakKeyDictionary()
         self._strict_samples: set[str] = set()
         self._awaiting_verdict: dict[str, Request] = {}  # canonical URL -> how it was routed
+        self._rules_counted_at = -COUNT_RULES_EVERY
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -171,6 +175,8 @@ class UrlSimHashMiddleware:
             return
         if reason == "finished" and self.bets is not None and not self._failed:
             self._stats.set_value(keys.URL_FINAL, self.bets.finished())
+        if not self._failed:
+            self._guarded(self.judge.save_rules)
         self._count_rules()
         mirrors = [
             f"{rule.describe()}: {rule.duplicates} of {rule.duplicates + rule.uniques} "
@@ -255,11 +261,13 @@ class UrlSimHashMiddleware:
                 self._request_revisit(routed, original)
         for rule in weakened:
             reissued = self.bets.weakened(rule.identity) if self.bets else 0
-            logger.debug(
-                "simdedup: %s is new: %s weakened, %d parked requests re-issued",
-                key, rule.describe(), reissued,
-            )  # fmt: skip
-        self._count_rules()
+            if reissued:  # a debug line per new page would cost the crawl more than its work
+                logger.debug(
+                    "simdedup: %s is new: %s weakened, %d parked requests re-issued",
+                    key, rule.describe(), reissued,
+                )  # fmt: skip
+        if weakened or original not in (None, key):
+            self._count_rules(every=COUNT_RULES_EVERY)
 
     def _check(self, request: Request, *, scheduling: bool) -> None:
         if self.judge is None or self._failed:
@@ -411,9 +419,14 @@ class UrlSimHashMiddleware:
         if weakened:
             self._count_rules()
 
-    def _count_rules(self) -> None:
+    def _count_rules(self, every: float = 0.0) -> None:
+        """The rules in force, in the stats (at most every ``every`` seconds)."""
         if self.judge is None:
             return
+        now = time.monotonic()
+        if now - self._rules_counted_at < every:
+            return
+        self._rules_counted_at = now
         learned = self.judge.learned_rules()
         for kind, key in (
             ("mirror", keys.URL_MIRROR_HOSTS),

@@ -30,6 +30,7 @@ def crawl_judge(
             min_evidence=3, sample_every=1000,
         )  # fmt: skip
         yield index, judge
+        judge.save_rules()  # as a crawl does when it ends
 
 
 def _fetch(judge: UrlJudge, url: str) -> None:

@@ -150,6 +150,7 @@ def test_rules_persist_in_the_store_and_bad_records_are_counted(tmp_path: Path) 
         learner = _learner(fetched, store, min_evidence=2)
         for n in range(2):
             _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+        learner.save()  # changed rules are written every second, and when a crawl ends
         store.write({keyspace.RULES + b"garbage": b"{not json"})
     finally:
         store.close()
@@ -163,6 +164,7 @@ def test_rules_persist_in_the_store_and_bad_records_are_counted(tmp_path: Path) 
         for n in range(10, 12):
             _copy(again, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
         assert again.decide(url_parts(f"{MIRROR}/p/5"), fetched).skip
+        again.save()
         told = UrlLearner(store, fetched, min_evidence=2, probation=False)
         assert told.decide(url_parts(f"{MIRROR}/p/5"), fetched).skip
     finally:

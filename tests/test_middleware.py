@@ -96,7 +96,7 @@ def test_learned_mirror_skips_and_exemptions_are_never_skipped() -> None:
         assert not _skipped(middleware, Request(f"{ORIGINAL}/p/104.html"))
         assert not _skipped(middleware, Request("ftp://m.example/p/105.html"))
         assert _engine(middleware).crawled == []
-        stats = _stats(middleware)
+    stats = _stats(middleware)  # rules are counted while crawling every second, and at close
     assert stats["simdedup/url/skipped/mirror"] == 1
     assert stats["simdedup/url/mirror_hosts"] == 1
     for reason in ("dont_filter", "redirect", "opted_out", "not_http"):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import struct
 from dataclasses import dataclass
+from itertools import chain
 
 import mmh3
 import numpy as np
@@ -90,21 +91,17 @@ def _sentence_hash(sentence: str, seed: int) -> int:
 
 
 def _word_prints(blocks: list[list[str]], seed: int) -> list[tuple[int, int]]:
-    """(SimHash, word set) per block (each word one vote, one bit), in one vectorised pass;
-    each distinct word of the page is hashed once."""
-    vocabulary: dict[str, int] = {}
-    at = [vocabulary.setdefault(word, len(vocabulary)) for words in blocks for word in words]
-    hashes = feature_hashes(vocabulary, seed)
+    """(SimHash, word set) per block (each word one vote, one bit), in one vectorised pass."""
+    hashes = feature_hashes(chain.from_iterable(blocks), seed)
     bits = np.unpackbits(
         hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
     ).astype(np.int32)
     sizes = np.fromiter(map(len, blocks), dtype=np.int64, count=len(blocks))
     starts = np.concatenate(([0], np.cumsum(sizes[:-1])))
-    at_words = np.array(at)
-    ones = np.add.reduceat(bits[at_words], starts, axis=0)
+    ones = np.add.reduceat(bits, starts, axis=0)
     packed = np.packbits(2 * ones > sizes[:, None], axis=1, bitorder="little")
     word_bits = np.left_shift(np.uint64(1), hashes >> np.uint64(58))
-    wordsets = np.bitwise_or.reduceat(word_bits[at_words], starts)
+    wordsets = np.bitwise_or.reduceat(word_bits, starts)
     return [
         (int.from_bytes(row.tobytes(), "little"), int(wordset))
         for row, wordset in zip(packed, wordsets, strict=True)

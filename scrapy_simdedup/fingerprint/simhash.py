@@ -37,11 +37,37 @@ def feature_hash(feature: str, seed: int = DEFAULT_SEED) -> int:
     return mmh3.hash64(feature.encode("utf-8", "surrogatepass"), seed, signed=False)[0]
 
 
+MAX_REMEMBERED_HASHES = 1 << 18
+"""Feature hashes remembered per seed: a language's vocabulary, hashed once instead of once
+per page (a page's words were most of its fingerprinting time). Beyond, they are forgotten
+and hashed afresh; about 40 MB at most."""
+
+
+class _Hashes(dict[str, int]):
+    """``feature -> feature_hash(feature, seed)``, each worked out on first use."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.seed = seed
+
+    def __missing__(self, feature: str) -> int:
+        if len(self) >= MAX_REMEMBERED_HASHES:
+            self.clear()
+        value = self[feature] = feature_hash(feature, self.seed)
+        return value
+
+
+_remembered: dict[int, _Hashes] = {}
+
+
 def feature_hashes(features: Iterable[str], seed: int = DEFAULT_SEED) -> npt.NDArray[np.uint64]:
-    """``feature_hash`` of many features at once (the low half of each 128-bit digest)."""
-    digest = mmh3.mmh3_x64_128_digest
-    joined = b"".join(digest(f.encode("utf-8", "surrogatepass"), seed) for f in features)
-    return np.frombuffer(joined, dtype="<u8")[::2].astype(np.uint64)
+    """``feature_hash`` of many features at once."""
+    known = _remembered.get(seed)
+    if known is None:
+        if len(_remembered) >= 4:  # a store's seed, and a test's or a command's
+            _remembered.clear()
+        known = _remembered[seed] = _Hashes(seed)
+    return np.fromiter(map(known.__getitem__, features), dtype=np.uint64)
 
 
 def simhash_weights(weights: Mapping[str, float], *, seed: int = DEFAULT_SEED) -> int:

@@ -220,6 +220,10 @@ class UrlJudge:
     def learned_rules(self) -> list[Rule]:
         return self.learner.learned_rules()
 
+    def save_rules(self) -> None:
+        """Write the rules changed since the learner last wrote them (at a crawl's end)."""
+        self.learner.save()
+
     def __len__(self) -> int:
         """URLs in the index (fetched by this crawl or earlier ones)."""
         return len(self.urls)

@@ -33,6 +33,7 @@ worker announces after this one started is this crawl's evidence, in force here 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Container
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -52,6 +53,10 @@ MIN_EVIDENCE = 3
 MIN_DUPLICATE_SHARE = 0.9
 SAMPLE_EVERY = 20
 MAX_RULES = 10_000
+SAVE_EVERY = 1.0
+"""Seconds between writes of changed rules to the store (and at ``save``): a verdict
+changes a rule's counts, and a write per verdict cost the crawl more than the rest of the
+learner. A crash loses at most this much evidence; rules are on probation when read back."""
 
 RuleKind = Literal["mirror", "pattern", "trap", "strict"]
 
@@ -168,6 +173,9 @@ class UrlLearner:
         self._rank: dict[str, int] = {}  # identity -> order of first evidence
         self._by_host: dict[str, list[Rule]] = {}
         self._mirrors_of: dict[str, list[Rule]] = {}  # original host -> its mirror rules
+        self._in_force_of: dict[str, list[Rule]] = {}  # host -> _in_force, until a change
+        self._unsaved: dict[str, Rule] = {}
+        self._saved_at = 0.0
         if store is not None:
             for _, raw in store.scan(keyspace.RULES, keyspace.end(keyspace.RULES)):
                 try:
@@ -262,7 +270,16 @@ class UrlLearner:
 
     def _in_force(self, host: str) -> list[Rule]:
         """The learned rules of ``host``, then the pattern and trap rules it inherits from
-        each host it mirrors (a mirror copies its original's URL scheme too)."""
+        each host it mirrors (a mirror copies its original's URL scheme too). Worked out
+        once per host until evidence changes a rule (``_changed``)."""
+        found = self._in_force_of.get(host)
+        if found is None:
+            if len(self._in_force_of) >= MAX_RULES:
+                self._in_force_of.clear()
+            found = self._in_force_of[host] = self._work_out_in_force(host)
+        return found
+
+    def _work_out_in_force(self, host: str) -> list[Rule]:
         own = [
             rule
             for rule in self._by_host.get(host, ())
@@ -295,6 +312,7 @@ class UrlLearner:
         if chosen and not rule.chosen:  # the first use decides, for good
             rule.chosen = True
             self._save(rule)
+            self._changed()  # the reverse's host is outvoted from now on
         return not chosen
 
     @staticmethod
@@ -324,6 +342,7 @@ class UrlLearner:
             if rule.kind == "trap":
                 rule.exemplar = original.url
             self._save(rule)
+        self._changed()
         return []
 
     def _observe_new(self, parts: UrlParts) -> list[Rule]:
@@ -346,6 +365,8 @@ class UrlLearner:
         for rule in weakened:
             rule.record(duplicate=False)
             self._save(rule)
+        if weakened:
+            self._changed()
         if self.news is not None and in_force:  # at once: the others stop betting on it
             self.news.announce(self._with_reverses(in_force), learned=False)
         return weakened
@@ -365,6 +386,7 @@ class UrlLearner:
                 local = self._merge(remote)
                 if stood and local is not None and not self._learned(local):
                     weakened.append(local)
+        self._changed()
         return weakened
 
     def _merge(self, remote: Rule) -> Rule | None:
@@ -433,6 +455,7 @@ class UrlLearner:
         return found
 
     def _remember(self, rule: Rule) -> Rule:
+        self._changed()
         self._rules[rule.identity] = rule
         self._rank[rule.identity] = len(self._rank)
         self._by_host.setdefault(rule.host, []).append(rule)
@@ -440,10 +463,30 @@ class UrlLearner:
             self._mirrors_of.setdefault(rule.other, []).append(rule)
         return rule
 
+    def _changed(self) -> None:
+        """Evidence changed a rule: which rules are in force is worked out afresh."""
+        self._in_force_of.clear()
+
     def _save(self, rule: Rule) -> None:
-        if self.store is not None:
-            key = keyspace.RULES + rule.identity.encode("utf-8", "surrogatepass")
-            self.store.write({key: rule.to_json()})
+        """Write ``rule`` with the others changed meanwhile, ``SAVE_EVERY`` seconds after
+        the last write at most (``save`` writes at once)."""
+        if self.store is None:
+            return
+        self._unsaved[rule.identity] = rule
+        if time.monotonic() - self._saved_at >= SAVE_EVERY:
+            self.save()
+
+    def save(self) -> None:
+        """Write every rule changed since the last write (a crawl calls it when it ends)."""
+        unsaved, self._unsaved = self._unsaved, {}
+        self._saved_at = time.monotonic()
+        if self.store is not None and unsaved:
+            self.store.write(
+                {
+                    keyspace.RULES + identity.encode("utf-8", "surrogatepass"): rule.to_json()
+                    for identity, rule in unsaved.items()
+                }
+            )
 
 
 def is_content_page(parts: UrlParts) -> bool:
