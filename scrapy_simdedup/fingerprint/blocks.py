@@ -56,14 +56,16 @@ class Block:
 
     def similar_words(self, other: Block) -> bool:
         """Short sentences sharing most of their words (a Jaccard share of their bits)."""
-        if max(self.words, other.words) > MAX_WORDSET_WORDS:
-            return False
-        union = (self.wordset | other.wordset).bit_count()
-        return (self.wordset & other.wordset).bit_count() >= MIN_WORDSET_SHARE * union
+        return similar_word_sets(self.wordset, self.words, other.wordset, other.words)
 
-    def joined(self, other: Block) -> Block:
-        """The two sentences as one (for word sets and counts; no hashes of its own)."""
-        return Block(0, 0, self.wordset | other.wordset, self.words + other.words)
+
+def similar_word_sets(wordset: int, words: int, other_set: int, other_words: int) -> bool:
+    """``Block.similar_words`` of two sentences given as word sets and counts (one of them
+    may be two sentences joined)."""
+    if words > MAX_WORDSET_WORDS or other_words > MAX_WORDSET_WORDS:
+        return False
+    union = (wordset | other_set).bit_count()
+    return (wordset & other_set).bit_count() >= MIN_WORDSET_SHARE * union
 
 
 def text_blocks(text: str, seed: int) -> tuple[Block, ...]:

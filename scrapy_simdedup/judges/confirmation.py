@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.fingerprint.blocks import (
+    MAX_WORDSET_WORDS,
     NEAR_BITS,
     Block,
     blocks_from_bytes,
     blocks_to_bytes,
+    similar_word_sets,
 )
-from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 
 if TYPE_CHECKING:
@@ -128,26 +129,33 @@ def _edited(mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...]) -> bool
     its sentences joined (a full stop edited away): near SimHashes and about as many words,
     or most words in common for short ones; and in the same place (a neighbour, or the
     page's start or end, in common), since short sentences of one vocabulary meet by
-    chance."""
+    chance. The cheap tests come first: this runs for every block of a candidate page."""
     block = mine[at]
-    slack = max(2, block.words // 5)
-    distances = [hamming_distance(block.simhash, other.simhash) for other in theirs]
+    words, wordset, simhash = block.words, block.wordset, block.simhash
+    slack = max(2, words // 5)
+    short = words <= MAX_WORDSET_WORDS  # else no word sets are similar
+    distances = [(simhash ^ other.simhash).bit_count() for other in theirs]
+    last = len(theirs) - 1
     for there, other in enumerate(theirs):
         distance = distances[there]
         near = distance <= NEAR_BITS and (
-            abs(block.words - other.words) <= slack or distance <= CLOSE_BITS
+            abs(words - other.words) <= slack or distance <= CLOSE_BITS
         )
-        if (near or block.similar_words(other)) and _aligned(mine, at, theirs, there, 1):
+        if not near and short:
+            near = similar_word_sets(wordset, words, other.wordset, other.words)
+        if near and _aligned(mine, at, theirs, there, 1):
             return True
-        if there + 1 < len(theirs):
-            joined = other.joined(theirs[there + 1])
-            close = min(distance, distances[there + 1]) <= NEAR_BITS
-            if (
-                abs(block.words - joined.words) <= slack
-                and (close or block.similar_words(joined))
-                and _aligned(mine, at, theirs, there, 2)
-            ):
-                return True
+        if there == last:
+            break
+        following = theirs[there + 1]
+        joined = other.words + following.words  # the two sentences as one
+        if abs(words - joined) > slack:
+            continue
+        close = min(distance, distances[there + 1]) <= NEAR_BITS
+        if not close and short:
+            close = similar_word_sets(wordset, words, other.wordset | following.wordset, joined)
+        if close and _aligned(mine, at, theirs, there, 2):
+            return True
     return False
 
 
