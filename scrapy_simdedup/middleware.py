@@ -312,6 +312,7 @@ class UrlSimHashMiddleware:
         if scheduling:
             self.judge.enqueue(parts.url)
             self._queued_by[request] = parts.url
+            self._parts_of[request] = parts
 
     def _skip(
         self, request: Request, parts: UrlParts, decision: Decision, *, scheduling: bool
@@ -370,11 +371,12 @@ class UrlSimHashMiddleware:
             self.bets.lost(url, why)
 
     def _parts(self, request: Request, *, count: bool) -> UrlParts | None:
-        """``url_parts`` of the request, worked out once per request (None: unjudgeable)."""
+        """``url_parts`` of the request (None: unjudgeable); a queued request's are kept
+        with it (``_fetch``), not a duplicate link's: most links a page yields are."""
         parts = self._parts_of.get(request)
         if parts is None:
             try:
-                parts = self._parts_of[request] = url_parts(request.url)
+                parts = url_parts(request.url)
             except UrlNotCheckedError as exc:
                 if count:
                     self._stats.inc_value(keys.url_unchecked(exc.reason))

@@ -44,7 +44,7 @@ another sentence; beyond, their 64 bits fill up, and the SimHash decides."""
 MIN_WORDSET_SHARE = 0.6
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Block:
     """One sentence of a page: its exact hash, the SimHash and set of its words, its word
     count."""

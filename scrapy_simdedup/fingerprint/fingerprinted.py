@@ -11,7 +11,7 @@ from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_t
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fingerprinted:
     """What the content judge needs of a text: its fingerprints, its nshash sentence
     hashes and its blocks (to tell its host's template from its own content)."""

@@ -43,7 +43,7 @@ _TOP = 1 << BITS
 _unpack_from = struct.Struct(">Q").unpack_from
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     """A stored document within the distance bound: its key, fingerprint, distance, payload."""
 

@@ -118,7 +118,7 @@ class Rule:
         return cls(**data)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Decision:
     """What to do with a request: ``skip`` it, or fetch it (``sample`` when a rule wanted
     to skip it but it is fetched to check the rule). A skip names the ``rule`` it bets on

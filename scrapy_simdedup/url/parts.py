@@ -25,7 +25,7 @@ canonicalising is most of what the URL middleware costs per link (a few MB at mo
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class UrlParts:
     """A canonical URL (``url``) and its pieces; ``host`` keeps a non-default port.
 
