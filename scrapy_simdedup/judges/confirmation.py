@@ -113,31 +113,48 @@ def _novel_words(
     mine: tuple[Block, ...], theirs: tuple[Block, ...], template: frozenset[int]
 ) -> tuple[int, int]:
     """(words of the page's own blocks the stored page lacks, words of its own blocks)."""
-    exact = {block.exact for block in theirs}
+    places: dict[int, list[int]] = {}  # exact hash -> where the stored page has it
+    for there, block in enumerate(theirs):
+        places.setdefault(block.exact, []).append(there)
     novel = own = 0
     for at, block in enumerate(mine):
         if block.exact in template:
             continue
         own += block.words
-        if block.exact not in exact and not _edited(mine, at, theirs):
+        if block.exact not in places and not _edited(mine, at, theirs, places):
             novel += block.words
     return novel, own
 
 
-def _edited(mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...]) -> bool:
+def _edited(
+    mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...], places: dict[int, list[int]]
+) -> bool:
     """Whether ``mine[at]`` is a sentence of ``theirs`` with a word or two changed, or two of
     its sentences joined (a full stop edited away): near SimHashes and about as many words,
     or most words in common for short ones; and in the same place (a neighbour, or the
     page's start or end, in common), since short sentences of one vocabulary meet by
-    chance. The cheap tests come first: this runs for every block of a candidate page."""
-    block = mine[at]
+    chance. Only the places with a neighbour in common are compared (found in ``places``,
+    where each exact hash is in ``theirs``): a page of 200 sentences is not compared with
+    each of its candidate's 200."""
+    if not theirs:
+        return False
+    block, last = mine[at], len(theirs) - 1
     words, wordset, simhash = block.words, block.wordset, block.simhash
     slack = max(2, words // 5)
     short = words <= MAX_WORDSET_WORDS  # else no word sets are similar
-    distances = [(simhash ^ other.simhash).bit_count() for other in theirs]
-    last = len(theirs) - 1
-    for there, other in enumerate(theirs):
-        distance = distances[there]
+    before = places.get(mine[at - 1].exact, ()) if at > 0 else ()
+    after = places.get(mine[at + 1].exact, ()) if at < len(mine) - 1 else ()
+    at_start, at_end = at == 0, at == len(mine) - 1
+
+    # One of theirs, edited: after a common neighbour, before one, or both at an end.
+    ones = {p + 1 for p in before} | {p - 1 for p in after}
+    ones |= {0} if at_start else set()
+    ones |= {last} if at_end else set()
+    for there in sorted(ones):
+        if not 0 <= there <= last:
+            continue
+        other = theirs[there]
+        distance = (simhash ^ other.simhash).bit_count()
         near = distance <= NEAR_BITS and (
             abs(words - other.words) <= slack or distance <= CLOSE_BITS
         )
@@ -145,13 +162,22 @@ def _edited(mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...]) -> bool
             near = similar_word_sets(wordset, words, other.wordset, other.words)
         if near and _aligned(mine, at, theirs, there, 1):
             return True
-        if there == last:
-            break
-        following = theirs[there + 1]
+
+    # Two of theirs joined, placed the same way.
+    twos = {p + 1 for p in before} | {p - 2 for p in after}
+    twos |= {0} if at_start else set()
+    twos |= {last - 1} if at_end else set()
+    for there in sorted(twos):
+        if not 0 <= there < last:
+            continue
+        other, following = theirs[there], theirs[there + 1]
         joined = other.words + following.words  # the two sentences as one
         if abs(words - joined) > slack:
             continue
-        close = min(distance, distances[there + 1]) <= NEAR_BITS
+        close = (
+            min((simhash ^ other.simhash).bit_count(), (simhash ^ following.simhash).bit_count())
+            <= NEAR_BITS
+        )
         if not close and short:
             close = similar_word_sets(wordset, words, other.wordset | following.wordset, joined)
         if close and _aligned(mine, at, theirs, there, 2):
