@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy_simdedup.audit.log import log_path
 from scrapy_simdedup.errors import SettingError
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
+from scrapy_simdedup.index.heartbeats import DEFAULT_TIMEOUT
 from scrapy_simdedup.index.location import REDIS_SCHEMES, STORE_KINDS, redacted
 from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
 from scrapy_simdedup.index.tables import MAX_DISTANCE
@@ -60,6 +61,7 @@ class SimDedupConfig:
     url_min_evidence: int = MIN_EVIDENCE
     url_sample_every: int = SAMPLE_EVERY
     verdict_log: str | None = None  # a JSON-lines file; %(name)s and %(time)s as in FEEDS
+    worker_timeout: float = DEFAULT_TIMEOUT  # Redis: a worker silent this long is dead
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:
@@ -99,6 +101,7 @@ class SimDedupConfig:
         _range("SIMDEDUP_URL_MAX_DISTANCE", self.url_max_distance, 0, MAX_URL_DISTANCE)
         _range("SIMDEDUP_URL_MIN_EVIDENCE", self.url_min_evidence, 1, 10_000)
         _range("SIMDEDUP_URL_SAMPLE_EVERY", self.url_sample_every, 2, 10_000)
+        _range("SIMDEDUP_WORKER_TIMEOUT", self.worker_timeout, 1.0, 86_400.0)
         names = self.content_fields
         if not names or not all(isinstance(name, str) and name for name in names):
             raise SettingError(

@@ -9,11 +9,14 @@ from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
+from scrapy.utils.asyncio import create_looping_call
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.enabled import half_enabled_warning
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
+from scrapy_simdedup.index.heartbeats import Heartbeats
+from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.judges.urls import UrlJudge
 from scrapy_simdedup.parking import ParkingLot
 from scrapy_simdedup.reissue import REISSUED, SEEN, RequestBets
@@ -86,6 +89,8 @@ class UrlSimHashMiddleware:
         self._strict_samples: set[str] = set()
         self._awaiting_verdict: dict[str, Request] = {}  # canonical URL -> how it was routed
         self._rules_counted_at = -COUNT_RULES_EVERY
+        self.heartbeats: Heartbeats | None = None  # on a store several workers share
+        self._pulse: Any = None  # the looping call that beats and looks for dead workers
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -141,7 +146,14 @@ class UrlSimHashMiddleware:
         if self.judge is None:
             self.open_judge()
         assert self.judge is not None and self.crawler.spider is not None
-        lot = ParkingLot(self.judge.urls.store, self.crawler.spider)
+        store = self.judge.urls.store
+        if isinstance(store, AtomicStore):  # shared: requests a dead worker parked are taken
+            self.heartbeats = Heartbeats(store, self.config.worker_timeout)
+            self._guarded(self.heartbeats.beat)
+            self._pulse = create_looping_call(self._beat)
+            self._pulse.start(max(0.25, self.config.worker_timeout / 4), now=False)
+        owner = self.heartbeats.worker if self.heartbeats else ""
+        lot = ParkingLot(store, self.crawler.spider, owner=owner)
         self.bets = RequestBets(
             self.crawler, lot, self.judge.enqueue, self._store_failed, reissued=self._reissued
         )
@@ -167,10 +179,38 @@ class UrlSimHashMiddleware:
         if self.judge is None or self.bets is None or self._failed:
             return
         self._refresh_rules()
-        if self.bets.before_idle(self.judge.learner.stands, self.judge.brought):
+        adopted = self._adopt()
+        if self.bets.before_idle(self.judge.learner.stands, self.judge.brought) or adopted:
             raise DontCloseSpider
 
+    def _beat(self) -> None:
+        """Every ``SIMDEDUP_WORKER_TIMEOUT / 4`` seconds on a shared store: tell the other
+        workers this one is alive, and watch those that parked requests here."""
+        if self.heartbeats is None or self.bets is None or self._failed:
+            return
+        self._guarded(self.heartbeats.beat)
+        self.bets.watch(self.heartbeats.alive)
+
+    def _adopt(self) -> bool:
+        """At idle on a shared store: re-issue what dead workers parked (their links were on
+        pages already fetched: nothing else would bring them). True to stay open: requests
+        were re-issued, or a worker that parked some may have died (known within
+        ``SIMDEDUP_WORKER_TIMEOUT``)."""
+        heartbeats = self.heartbeats
+        if heartbeats is None or self.bets is None:
+            return False
+        adopted = self.bets.adopt(heartbeats.alive, heartbeats.unsure)
+        for worker in adopted.dead:
+            logger.info("simdedup: worker %s stopped; re-issued what it had parked", worker)
+            self._guarded(heartbeats.bury, worker)
+        return adopted.reissued > 0 or adopted.waiting
+
     def spider_closed(self, reason: str = "finished") -> None:
+        if self._pulse is not None and self._pulse.running:
+            self._pulse.stop()
+        self._pulse = None
+        if self.heartbeats is not None and not self._failed:
+            self._guarded(self.heartbeats.leave)
         if self.judge is None:
             return
         if reason == "finished" and self.bets is not None and not self._failed:

@@ -3,41 +3,68 @@
 A request skipped on a bet is gone from Scrapy: its link was extracted from a page that a
 resumed crawl (``JOBDIR``) will not fetch again. So each parked request is stored under a
 ``P`` key (JSON of ``Request.to_dict``, bytes as base64; never pickle) until its bet is
-settled; the next crawl on the index re-issues what it finds there. A crash then costs a
-re-fetch, never a page.
+settled; the next crawl on the index re-issues what it finds there. On a store several
+workers share, a record names the worker that parked it: a running worker re-issues what
+a dead one parked (``abandoned``, ``claim``; see ``index/heartbeats.py``). A crash then
+costs a re-fetch, never a page.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from scrapy.http import Request
 from scrapy.utils.request import request_from_dict
 
 from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.shared import delete_if
+from scrapy_simdedup.index.stores.atomic import AtomicStore
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from scrapy import Spider
-    from scrapy.http import Request
 
     from scrapy_simdedup.index.stores.base import Store
 
 _BYTES = "__bytes__"
+OWNER = "simdedup_owner"
+"""The worker that parked a request, in its record (on a shared store; "" elsewhere)."""
+MAX_ADOPTED = 10_000
+"""Records read per look for a dead worker's requests; the rest wait for the next look."""
+
+
+@dataclass(frozen=True)
+class Parked:
+    """A stored parked request: its canonical URL, who parked it, and its record as stored
+    (a worker claims it by removing exactly that record)."""
+
+    url: str
+    owner: str
+    key: bytes
+    raw: bytes
+    data: dict[str, Any]
 
 
 class ParkingLot:
-    """Stores parked requests by canonical URL; ``leftovers`` reads back an earlier crawl's."""
+    """Stores parked requests by canonical URL; ``leftovers`` reads back an earlier crawl's,
+    ``abandoned`` those of workers found dead, which ``claim`` takes for one worker."""
 
-    def __init__(self, store: Store, spider: Spider) -> None:
+    def __init__(self, store: Store, spider: Spider, owner: str = "") -> None:
         self.store = store
         self.spider = spider
+        self.owner = owner
         self.malformed = 0  # stored records that could not be read back
 
     def park(self, url: str, request: Request) -> bool:
         """Store ``request``; False when it cannot be serialised (it is then fetched)."""
         data = request.to_dict(spider=self.spider)
         data["headers"] = {name.decode("latin-1"): list(v) for name, v in request.headers.items()}
+        data[OWNER] = self.owner
         try:
             raw = json.dumps(data, default=_encode)
         except (TypeError, ValueError):
@@ -52,15 +79,42 @@ class ParkingLot:
     def leftovers(self) -> list[tuple[str, Request]]:
         """What an earlier crawl parked and never settled."""
         found = []
-        for key, raw in self.store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED)):
+        for parked in self._read():
+            request = self.request(parked)
+            if request is not None:
+                found.append((parked.url, request))
+        return found
+
+    def others(self) -> list[Parked]:
+        """What other workers parked (at most ``MAX_ADOPTED`` records read)."""
+        return [parked for parked in self._read(MAX_ADOPTED) if parked.owner != self.owner]
+
+    def claim(self, parked: Parked) -> bool:
+        """Take ``parked`` off the store for this worker; False when another took it first
+        (or its owner settled it): only one worker re-issues it."""
+        if not isinstance(self.store, AtomicStore):
+            raise TypeError("only a store several workers share has requests to claim")
+        return delete_if(self.store, parked.key, parked.raw)
+
+    def request(self, parked: Parked) -> Request | None:
+        """The request in ``parked`` (None, counted in ``malformed``, when it is broken)."""
+        try:
+            return request_from_dict(dict(parked.data), spider=self.spider)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            self.malformed += 1
+            return None
+
+    def _read(self, limit: int | None = None) -> Iterator[Parked]:
+        stored = self.store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED))
+        for key, raw in islice(stored, limit):
             try:
                 data = json.loads(raw, object_hook=_decode)
-                request = request_from_dict(data, spider=self.spider)
-            except (ValueError, TypeError, KeyError, AttributeError):
+                owner = data.pop(OWNER, "")
+            except (ValueError, TypeError, AttributeError):
                 self.malformed += 1
                 continue
-            found.append((key[len(keyspace.PARKED) :].decode("utf-8", "surrogatepass"), request))
-        return found
+            url = key[len(keyspace.PARKED) :].decode("utf-8", "surrogatepass")
+            yield Parked(url, owner if isinstance(owner, str) else "", key, raw, data)
 
 
 def _key(url: str) -> bytes:

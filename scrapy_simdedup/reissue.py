@@ -9,6 +9,7 @@ Scrapy's engine (past the dupefilter when it had seen them), counted under
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scrapy_simdedup import stats as keys
@@ -32,6 +33,16 @@ SEEN = "simdedup_seen"
 way to the downloader): it is re-issued past the dupefilter. One parked before (when it was
 scheduled) is re-issued through it, so that a URL an earlier run of the same JOBDIR fetched
 is not fetched twice."""
+
+
+@dataclass(frozen=True)
+class Adopted:
+    """What ``RequestBets.adopt`` did: the dead workers whose requests it looked at, how
+    many it re-issued, and whether a worker's fate is still unknown (wait for it)."""
+
+    dead: list[str]
+    reissued: int
+    waiting: bool
 
 
 class RequestBets:
@@ -64,6 +75,27 @@ class RequestBets:
         for url, request in left:
             self.held.park(Bet(url, "", None, request))
         return len(left)
+
+    def adopt(self, alive: Callable[[str], bool], unsure: Callable[[str], bool]) -> Adopted:
+        """Re-issue what workers that are not ``alive`` parked on a shared store, each
+        request claimed by one worker only (``reissued/abandoned``)."""
+        others = [p for p in self._guarded(self.lot.others) or () if p.url not in self.held]
+        dead = {parked.owner for parked in others if not alive(parked.owner)}
+        claimed = []
+        for parked in others:
+            if parked.owner in dead and self._guarded(self.lot.claim, parked):
+                request = self.lot.request(parked)
+                if request is not None:
+                    claimed.append(Bet(parked.url, "", None, request))
+        self._reissue(claimed, "abandoned")
+        waiting = any(unsure(p.owner) for p in others if p.owner not in dead)
+        return Adopted(sorted(dead), len(claimed), waiting)
+
+    def watch(self, alive: Callable[[str], bool]) -> None:
+        """Look at the workers that parked requests here, so that one that died is known
+        dead by the time this one goes idle."""
+        for owner in {parked.owner for parked in self._guarded(self.lot.others) or ()}:
+            alive(owner)
 
     def park(self, request: Request, url: str, rule: str, counterpart: str | None) -> bool:
         """Hold and store ``request``; False when it cannot be (it is then fetched)."""

@@ -37,12 +37,17 @@ RULE_NEWS_COUNT = RECORD + b"rule-news"
 """The number of the latest ``RULE_NEWS`` entry."""
 PARKED = b"P"
 """Requests the URL middleware skipped and has not settled (``ParkingLot``)."""
+WORKERS = b"W"
+"""A running worker's heartbeat on a shared store: ``WORKERS + worker id`` -> a count it
+raises every few seconds (``Heartbeats``)."""
 URL_INDEX = b"u"
 """The namespace of the URL middleware's permuted index of fetched URLs."""
 
 COMPANIONS = (URL_INDEX,)
 """The namespaces a store may hold companion indexes under."""
-RESERVED = (TABLE, DOCUMENT, SENTENCE, EXACT, RECORD, BLOCKS, RULES, RULE_NEWS, PARKED)
+RESERVED = (
+    TABLE, DOCUMENT, SENTENCE, EXACT, RECORD, BLOCKS, RULES, RULE_NEWS, PARKED, WORKERS,
+)  # fmt: skip
 """The first bytes taken by the content index and the top-level kinds."""
 
 

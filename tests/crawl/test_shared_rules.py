@@ -1,7 +1,9 @@
-"""Two `scrapy crawl` processes on one redis-server: a rule one learns skips in the other."""
+"""Two `scrapy crawl` processes on one redis-server: a rule one learns skips in the other,
+and what one parked before it was killed is fetched by the other."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -10,7 +12,7 @@ import pytest
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.stores.redis import RedisStore
 from tests.support import processes, urlsites
-from tests.support.crawls import DEMO, crawl_command, crawl_env, parse
+from tests.support.crawls import DEMO, crawl_command, crawl_env, feed_lines, parse
 from tests.support.waits import wait_until
 
 pytestmark = pytest.mark.timeout(900)
@@ -59,3 +61,58 @@ def test_a_rule_learned_by_one_crawl_skips_requests_in_the_other_while_both_run(
     kept = {str(item["url"]).removeprefix(base.rstrip("/")) for item in learned.items}
     assert kept == {"/b", *(f"/b/{n}" for n in range(1, 7))}  # every distinct page, once
     assert taught.simdedup().get("simdedup/url/skipped/pattern", 0) > 0
+
+
+def test_what_a_killed_crawl_parked_is_fetched_by_the_crawl_still_running(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Worker A learns a mirror and parks its copies; kill -9 of A; worker B, which started
+    before A parked anything (so did not read A's requests at its start), fetches them."""
+    sites = {**urlsites.mirrored_with_failures(shared=80, failing=0), "shop": urlsites.shop("b")}
+    settings = [
+        "-s", "SIMDEDUP_STORE=redis", "-s", f"SIMDEDUP_REDIS_URL={redis_url}",
+        "-s", "SIMDEDUP_REDIS_PREFIX=dead-worker", "-s", "SIMDEDUP_WORKER_TIMEOUT=2",
+        "-s", "CONCURRENT_REQUESTS=1",
+    ]  # fmt: skip
+    store = RedisStore(redis_url, "dead-worker")
+    with urlsites.serve(sites) as urls:
+        survivor = processes.popen(
+            crawl_command([urls["shop"]], tmp_path / "b.jsonl", *settings,
+                          "-s", "DOWNLOAD_DELAY=0.5", "-s", "LOG_LEVEL=DEBUG"),
+            cwd=DEMO, env=crawl_env(), stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        killed = None
+        try:
+            wait_until(lambda: feed_lines(tmp_path / "b.jsonl") >= 1, 120, "B crawling")
+            killed = processes.popen(
+                crawl_command([urls["original"], urls["mirror"]], tmp_path / "a.jsonl",
+                              *settings, "-s", "DOWNLOAD_DELAY=0.1"),
+                cwd=DEMO, env=crawl_env(), stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            wait_until(lambda: len(_parked(store)) >= 3, 120, "A parking mirror copies")
+            killed.kill()
+            killed.wait(timeout=60)
+            parked = _parked(store)  # what A left: nobody else would fetch it
+            survivor_running = survivor.poll() is None
+            log = survivor.communicate(timeout=300)[1]
+            left = _parked(store)
+            workers = list(store.scan(keyspace.WORKERS, keyspace.end(keyspace.WORKERS)))
+        finally:
+            store.close()
+            for process in (survivor, killed):
+                if process is not None and process.poll() is None:
+                    process.kill()
+                    process.communicate(timeout=60)
+    crawl = parse(survivor.returncode, log, tmp_path / "b.jsonl")
+    assert survivor_running and crawl.returncode == 0, log[-3000:]
+    assert crawl.stats["finish_reason"] == "finished"
+    assert parked, "A was killed before it parked anything"
+    assert crawl.simdedup()["simdedup/url/reissued/abandoned"] == len(parked), log[-3000:]
+    fetched = set(re.findall(r"Crawled \(200\) <GET (\S+)>", log))
+    assert parked <= fetched  # every request A had parked, fetched by B
+    assert left == set() and workers == []  # nothing waits for a worker that is gone
+
+
+def _parked(store: RedisStore) -> set[str]:
+    stored = store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED))
+    return {key[len(keyspace.PARKED) :].decode() for key, _ in stored}

@@ -1,0 +1,115 @@
+"""Workers on one real Redis: who is alive, and what a dead worker parked is re-issued once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from scrapy import Request
+
+from scrapy_simdedup.errors import StoreError
+from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.heartbeats import Heartbeats
+from scrapy_simdedup.index.stores.redis import RedisStore
+from scrapy_simdedup.parking import ParkingLot
+from scrapy_simdedup.reissue import REISSUED, RequestBets
+from tests.support.components import memory_crawler
+
+TIMEOUT = 10.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Engine:
+    def __init__(self) -> None:
+        self.crawled: list[Request] = []
+
+    def crawl(self, request: Request) -> None:
+        self.crawled.append(request)
+
+
+@pytest.fixture
+def store(redis_url: str) -> Iterator[RedisStore]:
+    opened = RedisStore(redis_url, "workers")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def _failed(exc: StoreError) -> None:
+    raise exc
+
+
+def _worker(store: RedisStore, name: str, clock: Clock) -> tuple[Heartbeats, RequestBets, Engine]:
+    heartbeats = Heartbeats(store, TIMEOUT, worker=name, clock=clock)
+    heartbeats.beat()
+    crawler = memory_crawler()
+    engine = Engine()
+    crawler.engine = engine  # type: ignore[assignment]
+    assert crawler.spider is not None
+    lot = ParkingLot(store, crawler.spider, owner=name)
+    return heartbeats, RequestBets(crawler, lot, lambda url: None, _failed), engine
+
+
+def test_a_worker_is_dead_once_its_count_stood_still_for_the_timeout(store: RedisStore) -> None:
+    clock = Clock()
+    mine = Heartbeats(store, TIMEOUT, worker="mine", clock=clock)
+    other = Heartbeats(store, TIMEOUT, worker="other", clock=Clock())
+    assert not mine.alive("other")  # never beat: nothing parked by it can wait for it
+    other.beat()
+    assert mine.alive("other") and mine.unsure("other")  # first seen: not known yet
+    clock.now = TIMEOUT - 1
+    assert mine.alive("other")
+    other.beat()  # it moved: alive, and known to be
+    assert mine.alive("other") and not mine.unsure("other")
+    clock.now += TIMEOUT - 1
+    assert mine.alive("other")
+    clock.now += 1  # still for the whole timeout, on this worker's own clock
+    assert not mine.alive("other") and not mine.unsure("other")
+    other.beat()  # it was only stalled: alive again
+    assert mine.alive("other")
+    other.leave()
+    assert not mine.alive("other")
+    assert mine.alive("mine") and not mine.alive("")
+    other.beat()
+    mine.bury("other")
+    assert store.get(keyspace.WORKERS + b"other") is None
+
+
+def test_what_a_dead_worker_parked_is_reissued_by_one_running_worker(store: RedisStore) -> None:
+    clock = Clock()
+    _, dead_bets, _ = _worker(store, "dead", Clock())
+    live, live_bets, _ = _worker(store, "live", Clock())
+    urls = [f"http://m.example/p/{n}" for n in range(3)]
+    for url in urls:
+        assert dead_bets.park(Request(url), url, "rule", url.replace("m.", "o."))
+    live_bets.park(Request("http://m.example/q"), "http://m.example/q", "rule", None)
+    first, first_bets, first_engine = _worker(store, "first", clock)
+    second, second_bets, second_engine = _worker(store, "second", clock)
+
+    adopted = first_bets.adopt(first.alive, first.unsure)
+    assert adopted.reissued == 0 and adopted.waiting  # not known dead yet: wait
+    clock.now = TIMEOUT / 2
+    live.beat()  # the live worker moves; the dead one does not
+    first_bets.watch(first.alive)
+    second_bets.watch(second.alive)
+    clock.now = TIMEOUT
+    adopted = first_bets.adopt(first.alive, first.unsure)
+    assert adopted.dead == ["dead"] and adopted.reissued == 3 and not adopted.waiting
+    assert sorted(r.url for r in first_engine.crawled) == urls
+    assert {r.meta[REISSUED] for r in first_engine.crawled} == {"abandoned"}
+    assert first_bets.crawler.stats.get_value("simdedup/url/reissued/abandoned") == 3
+    # Another worker finds the same dead worker: nothing left to take, nothing twice.
+    assert second_bets.adopt(second.alive, second.unsure).reissued == 0
+    assert second_engine.crawled == []
+    # The live worker's parked request stays with it.
+    left = list(store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED)))
+    assert [key for key, _ in left] == [keyspace.PARKED + b"http://m.example/q"]
+    assert dead_bets.lot.malformed == 0 and live.worker == "live"
