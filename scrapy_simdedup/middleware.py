@@ -179,8 +179,8 @@ class UrlSimHashMiddleware:
         if self.judge is None or self.bets is None or self._failed:
             return
         self._refresh_rules()
-        adopted = self._adopt()
-        if self.bets.before_idle(self.judge.learner.stands, self.judge.brought) or adopted:
+        unsettled = self.bets.before_idle(self.judge.learner.stands, self.judge.brought)
+        if self._adopt() or unsettled:
             raise DontCloseSpider
 
     def _beat(self) -> None:
@@ -188,8 +188,11 @@ class UrlSimHashMiddleware:
         workers this one is alive, and watch those that parked requests here."""
         if self.heartbeats is None or self.bets is None or self._failed:
             return
-        self._guarded(self.heartbeats.beat)
-        self.bets.watch(self.heartbeats.alive)
+        try:  # an error must not end the looping call: this worker would look dead
+            self._guarded(self.heartbeats.beat)
+            self.bets.watch(self.heartbeats.alive)
+        except Exception:
+            logger.exception("simdedup: the heartbeat failed; it goes on")
 
     def _adopt(self) -> bool:
         """At idle on a shared store: re-issue what dead workers parked (their links were on
@@ -197,7 +200,7 @@ class UrlSimHashMiddleware:
         were re-issued, or a worker that parked some may have died (known within
         ``SIMDEDUP_WORKER_TIMEOUT``)."""
         heartbeats = self.heartbeats
-        if heartbeats is None or self.bets is None:
+        if heartbeats is None or self.bets is None or self._failed:
             return False
         adopted = self.bets.adopt(heartbeats.alive, heartbeats.unsure)
         for worker in adopted.dead:
@@ -209,12 +212,12 @@ class UrlSimHashMiddleware:
         if self._pulse is not None and self._pulse.running:
             self._pulse.stop()
         self._pulse = None
-        if self.heartbeats is not None and not self._failed:
-            self._guarded(self.heartbeats.leave)
         if self.judge is None:
             return
         if reason == "finished" and self.bets is not None and not self._failed:
             self._stats.set_value(keys.URL_FINAL, self.bets.finished())
+        if self.heartbeats is not None and not self._failed:  # after its final bets left
+            self._guarded(self.heartbeats.leave)
         if not self._failed:
             self._guarded(self.judge.save_rules)
         self._count_rules()

@@ -22,10 +22,10 @@ from scrapy.utils.request import request_from_dict
 
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.shared import delete_if
-from scrapy_simdedup.index.stores.atomic import AtomicStore
+from scrapy_simdedup.index.stores.atomic import AtomicStore, GuardedWrite
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Container, Iterator
 
     from scrapy import Spider
 
@@ -35,7 +35,9 @@ _BYTES = "__bytes__"
 OWNER = "simdedup_owner"
 """The worker that parked a request, in its record (on a shared store; "" elsewhere)."""
 MAX_ADOPTED = 10_000
-"""Records read per look for a dead worker's requests; the rest wait for the next look."""
+"""Dead workers' requests re-issued per look; the rest wait for the next look (at idle)."""
+MAX_SCANNED = 100_000
+"""Other workers' records read per look."""
 
 
 @dataclass(frozen=True)
@@ -85,22 +87,38 @@ class ParkingLot:
                 found.append((parked.url, request))
         return found
 
-    def others(self) -> list[Parked]:
-        """What other workers parked (at most ``MAX_ADOPTED`` records read)."""
-        return [parked for parked in self._read(MAX_ADOPTED) if parked.owner != self.owner]
+    def others(self, skip: Container[str] = ()) -> Iterator[Parked]:
+        """What other workers parked (URLs in ``skip`` left out), reading at most
+        ``MAX_SCANNED`` records of theirs."""
+        others = (
+            parked
+            for parked in self._read()
+            if parked.owner != self.owner and parked.url not in skip
+        )
+        return islice(others, MAX_SCANNED)
 
-    def claim(self, parked: Parked) -> bool:
-        """Take ``parked`` off the store for this worker; False when another took it first
-        (or its owner settled it): only one worker re-issues it."""
+    def claim(self, parked: Parked) -> bytes | None:
+        """Rewrite ``parked`` as this worker's, if it still is as read (one compare-and-set:
+        of workers racing for it, one wins); the record as now stored, or None."""
         if not isinstance(self.store, AtomicStore):
             raise TypeError("only a store several workers share has requests to claim")
-        return delete_if(self.store, parked.key, parked.raw)
+        mine = json.dumps({**parked.data, OWNER: self.owner}, default=_encode).encode()
+        taken = self.store.write_if(
+            GuardedWrite({parked.key: mine}, expect={parked.key: parked.raw})
+        )
+        return mine if taken else None
+
+    def release(self, key: bytes, claimed: bytes) -> None:
+        """Remove a claimed record once its request is with the engine (unless it changed)."""
+        if isinstance(self.store, AtomicStore):
+            delete_if(self.store, key, claimed)
 
     def request(self, parked: Parked) -> Request | None:
-        """The request in ``parked`` (None, counted in ``malformed``, when it is broken)."""
+        """The request in ``parked``; None, counted in ``malformed``, when this spider
+        cannot rebuild it (broken, or a callback or class it lacks)."""
         try:
             return request_from_dict(dict(parked.data), spider=self.spider)
-        except (ValueError, TypeError, KeyError, AttributeError):
+        except Exception:
             self.malformed += 1
             return None
 

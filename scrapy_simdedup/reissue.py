@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.errors import StoreError
+from scrapy_simdedup.parking import MAX_ADOPTED
 from scrapy_simdedup.url.bets import Bet, ParkedBets
 
 if TYPE_CHECKING:
@@ -77,25 +78,39 @@ class RequestBets:
         return len(left)
 
     def adopt(self, alive: Callable[[str], bool], unsure: Callable[[str], bool]) -> Adopted:
-        """Re-issue what workers that are not ``alive`` parked on a shared store, each
-        request claimed by one worker only (``reissued/abandoned``)."""
-        others = [p for p in self._guarded(self.lot.others) or () if p.url not in self.held]
-        dead = {parked.owner for parked in others if not alive(parked.owner)}
-        claimed = []
-        for parked in others:
-            if parked.owner in dead and self._guarded(self.lot.claim, parked):
+        """Re-issue what workers that are not ``alive`` parked on a shared store
+        (``reissued/abandoned``). Each record is first rewritten as this worker's (one
+        compare-and-set: one worker only takes it), then sent to the engine, and removed
+        only after: a crash in between leaves it for another worker, never loses it. A
+        record this worker cannot rebuild (a callback it lacks) is left for one that can."""
+        fates: dict[str, bool] = {}  # owner -> dead, asked once per look
+        reissued, waiting = 0, False
+        try:
+            for parked in self.lot.others(self.held):
+                if parked.owner not in fates:
+                    fates[parked.owner] = not alive(parked.owner)
+                if not fates[parked.owner]:
+                    waiting = waiting or unsure(parked.owner)
+                    continue
                 request = self.lot.request(parked)
-                if request is not None:
-                    claimed.append(Bet(parked.url, "", None, request))
-        self._reissue(claimed, "abandoned")
-        waiting = any(unsure(p.owner) for p in others if p.owner not in dead)
-        return Adopted(sorted(dead), len(claimed), waiting)
+                claimed = None if request is None else self.lot.claim(parked)
+                if request is None or claimed is None:
+                    continue
+                self._send(Bet(parked.url, "", None, request), "abandoned")
+                self.lot.release(parked.key, claimed)
+                reissued += 1
+                if reissued >= MAX_ADOPTED:
+                    break
+        except StoreError as exc:
+            self._store_failed(exc)
+        return Adopted(sorted(owner for owner, dead in fates.items() if dead), reissued, waiting)
 
     def watch(self, alive: Callable[[str], bool]) -> None:
         """Look at the workers that parked requests here, so that one that died is known
         dead by the time this one goes idle."""
-        for owner in {parked.owner for parked in self._guarded(self.lot.others) or ()}:
-            alive(owner)
+        owners = {parked.owner for parked in self._guarded(self.lot.others, self.held) or ()}
+        for owner in owners:
+            self._guarded(alive, owner)
 
     def park(self, request: Request, url: str, rule: str, counterpart: str | None) -> bool:
         """Hold and store ``request``; False when it cannot be (it is then fetched)."""
@@ -134,16 +149,20 @@ class RequestBets:
             return
         self._guarded(self.lot.forget, [bet.url for bet in bets])
         for bet in bets:
-            seen = bool(bet.ticket.meta.get(SEEN))
-            request = bet.ticket.replace(dont_filter=seen, meta={**bet.ticket.meta, REISSUED: why})
-            self.crawler.stats.inc_value(keys.url_reissued(why))
-            if self._reissued is not None:
-                self._reissued(bet, why)
-            logger.debug(
-                "simdedup: re-issued %s (%s; it relied on %s)", request.url, why, bet.counterpart
-            )
-            self._requeued(bet.url)  # requests relying on it may be skipped again
-            self.crawler.engine.crawl(request)
+            self._send(bet, why)
+
+    def _send(self, bet: Bet[Request], why: str) -> None:
+        """Send ``bet``'s request to the engine again (past the dupefilter if it saw it)."""
+        seen = bool(bet.ticket.meta.get(SEEN))
+        request = bet.ticket.replace(dont_filter=seen, meta={**bet.ticket.meta, REISSUED: why})
+        self.crawler.stats.inc_value(keys.url_reissued(why))
+        if self._reissued is not None:
+            self._reissued(bet, why)
+        logger.debug(
+            "simdedup: re-issued %s (%s; it relied on %s)", request.url, why, bet.counterpart
+        )
+        self._requeued(bet.url)  # requests relying on it may be skipped again
+        self.crawler.engine.crawl(request)
 
     def _guarded(self, action: Callable[..., Any], *args: Any) -> Any:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -69,8 +70,10 @@ def test_a_worker_is_dead_once_its_count_stood_still_for_the_timeout(store: Redi
     assert mine.alive("other")
     other.beat()  # it moved: alive, and known to be
     assert mine.alive("other") and not mine.unsure("other")
-    clock.now += TIMEOUT - 1
-    assert mine.alive("other")
+    clock.now += TIMEOUT / 2
+    assert mine.alive("other") and not mine.unsure("other")
+    clock.now += TIMEOUT / 2 - 1  # overdue: it beats every quarter of its timeout
+    assert mine.alive("other") and mine.unsure("other")
     clock.now += 1  # still for the whole timeout, on this worker's own clock
     assert not mine.alive("other") and not mine.unsure("other")
     other.beat()  # it was only stalled: alive again
@@ -81,6 +84,14 @@ def test_a_worker_is_dead_once_its_count_stood_still_for_the_timeout(store: Redi
     other.beat()
     mine.bury("other")
     assert store.get(keyspace.WORKERS + b"other") is None
+    # A worker with a longer timeout beats less often: it is waited for as long.
+    patient = Heartbeats(store, 10 * TIMEOUT, worker="patient", clock=Clock())
+    patient.beat()
+    assert mine.alive("patient")
+    clock.now += 5 * TIMEOUT
+    assert mine.alive("patient")
+    clock.now += 5 * TIMEOUT
+    assert not mine.alive("patient")
 
 
 def test_what_a_dead_worker_parked_is_reissued_by_one_running_worker(store: RedisStore) -> None:
@@ -113,3 +124,16 @@ def test_what_a_dead_worker_parked_is_reissued_by_one_running_worker(store: Redi
     left = list(store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED)))
     assert [key for key, _ in left] == [keyspace.PARKED + b"http://m.example/q"]
     assert dead_bets.lot.malformed == 0 and live.worker == "live"
+
+
+def test_a_request_the_running_worker_cannot_rebuild_is_left_for_one_that_can(
+    store: RedisStore,
+) -> None:
+    clock = Clock()
+    record = {"url": "http://m.example/x", "callback": "no_such_method", "simdedup_owner": "gone"}
+    store.write({keyspace.PARKED + b"http://m.example/x": json.dumps(record).encode()})
+    heartbeats, bets, engine = _worker(store, "running", clock)
+    adopted = bets.adopt(heartbeats.alive, heartbeats.unsure)  # "gone" never beat: dead
+    assert adopted.dead == ["gone"] and adopted.reissued == 0 and engine.crawled == []
+    assert bets.lot.malformed == 1
+    assert store.get(keyspace.PARKED + b"http://m.example/x") == json.dumps(record).encode()

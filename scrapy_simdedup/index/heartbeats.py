@@ -1,10 +1,11 @@
 """Which workers sharing a store are alive, without comparing machines' clocks.
 
-Each worker on a shared store (Redis) raises its own count (``keyspace.WORKERS`` + its id)
-every few seconds. Another worker takes it for dead once that count has stood still for
-``timeout`` seconds of its *own* clock, or once the count is gone (the worker closed, or a
-worker found it dead and removed it). Two machines' clocks are never compared, so skew
-between them cannot make a live worker look dead.
+Each worker on a shared store (Redis) raises its own count (``keyspace.WORKERS`` + its id,
+with its timeout) every few seconds. Another worker takes it for dead once that count has
+stood still for ``timeout`` seconds of its *own* clock (the longer of the two workers'
+timeouts), or once the count is gone (the worker closed, or a worker found it dead and
+removed it). Two machines' clocks are never compared, so skew between them cannot make a
+live worker look dead.
 
 A worker stalled for longer than ``timeout`` (swapping, a debugger) looks dead too: what it
 parked is re-issued by another worker, which costs a second fetch, never a page.
@@ -12,8 +13,10 @@ parked is re-issued by another worker, which costs a second fetch, never a page.
 
 from __future__ import annotations
 
+import struct
 import time
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.index import keyspace
@@ -47,12 +50,13 @@ class Heartbeats:
         self.worker = worker or uuid.uuid4().hex
         self.clock = clock
         self._beats = 0
-        self._seen: dict[str, tuple[bytes, float, bool]] = {}  # (count, since, moved)
+        self._seen: dict[str, _Seen] = {}
 
     def beat(self) -> None:
-        """Tell the others this worker is alive (every ``timeout / 4`` seconds or so)."""
+        """Tell the others this worker is alive (every ``timeout / 4`` seconds or so), and
+        its timeout: a watcher with a shorter one waits as long as this worker's."""
         self._beats += 1
-        self.store.write({_key(self.worker): self._beats.to_bytes(8, "big")})
+        self.store.write({_key(self.worker): _BEAT.pack(self._beats, self.timeout)})
 
     def leave(self) -> None:
         """This worker is closing: what it leaves parked is for the others to take."""
@@ -60,37 +64,59 @@ class Heartbeats:
 
     def alive(self, worker: str) -> bool:
         """Whether ``worker`` may still be running. A worker first asked about looks alive
-        for ``timeout`` seconds; "" (a request parked by no known worker) never does."""
+        for a timeout; "" (a request parked by no known worker) never does."""
         if worker == self.worker:
             return True
         if not worker:
             return False
-        count = self.store.get(_key(worker))
-        if count is None:
+        beat = self.store.get(_key(worker))
+        if beat is None:
             return False
         now = self.clock()
         seen = self._seen.get(worker)
-        if seen is None:
+        if seen is None or seen.beat != beat:
             if len(self._seen) >= MAX_WATCHED:
                 self._seen.clear()
-            self._seen[worker] = (count, now, False)
+            self._seen[worker] = _Seen(beat, now, moved=seen is not None)
             return True
-        if seen[0] != count:
-            self._seen[worker] = (count, now, True)
-            return True
-        return now - seen[1] < self.timeout
+        return now - seen.since < self._timeout_of(beat)
 
     def unsure(self, worker: str) -> bool:
-        """Whether ``worker``'s fate is unknown yet: first seen less than ``timeout`` ago,
-        and its count has not moved since (a live worker's moves within ``timeout / 4``)."""
+        """Whether ``worker``, alive by ``alive``, may have died: its count has not moved
+        since it was first seen, or not for longer than it should have (half a timeout).
+        Known within one timeout either way."""
         seen = self._seen.get(worker)
-        return seen is not None and not seen[2] and self.clock() - seen[1] < self.timeout
+        if seen is None:
+            return False
+        still = self.clock() - seen.since
+        timeout = self._timeout_of(seen.beat)
+        return still < timeout and (not seen.moved or still > timeout / 2)
+
+    def _timeout_of(self, beat: bytes) -> float:
+        """This worker's timeout, or the watched one's when longer (it beats less often)."""
+        try:
+            _, theirs = _BEAT.unpack(beat)
+        except struct.error:
+            return self.timeout
+        return max(self.timeout, theirs) if 0 < theirs < 1e6 else self.timeout
 
     def bury(self, worker: str) -> None:
         """Remove a dead worker's count once what it parked is taken."""
         if worker and worker != self.worker:
             self.store.write({}, [_key(worker)])
             self._seen.pop(worker, None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """Another worker's heartbeat as last read, since when, and whether it ever moved."""
+
+    beat: bytes
+    since: float
+    moved: bool
+
+
+_BEAT = struct.Struct(">Qd")  # the count, and the worker's timeout
 
 
 def _key(worker: str) -> bytes:
