@@ -196,13 +196,15 @@ def _progress(label: str = "") -> Callable[[str], None]:
 
 def _print_url_index(index: SimHashIndex) -> None:
     from scrapy_simdedup.index import keyspace
+    from scrapy_simdedup.index.marks import FetchedMarks
     from scrapy_simdedup.url.learner import UrlLearner
 
     urls = index.stored_companion(keyspace.URL_INDEX)
     if urls is None:
         print("URLs:       none recorded (the URL middleware has not run on this index)")
         return
-    print(f"URLs:       {len(urls):,} fetched (k={urls.design.max_distance})")
+    fetched = len(urls) + len(FetchedMarks(urls))
+    print(f"URLs:       {fetched:,} fetched (k={urls.design.max_distance})")
     learner = UrlLearner(urls.store, lambda url: False, probation=False)
     rules = learner.learned_rules()
     print(f"rules:      {len(rules):,} learned, {len(learner.rules()) - len(rules):,} in progress")

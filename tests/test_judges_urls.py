@@ -140,3 +140,24 @@ def test_parked_bets_are_taken_out_once_by_counterpart_rule_or_at_the_end() -> N
     assert [bet.url for bet in unsettled] == ["m/2"]  # its rule no longer stands
     assert [bet.url for bet in bets.settle_all()] == ["t/1"]
     assert len(bets) == 0
+
+
+def test_adaptive_mode_records_fetches_without_url_fingerprints(tmp_path: Path) -> None:
+    """Adaptive mode never looks URLs up by similarity: a fetch is a mark, not a document
+    with table entries; strict mode's fetches stay documents, and both are "fetched"."""
+    with crawl_judge(tmp_path / "db") as (_, judge):
+        _fetch(judge, f"{ORIGINAL}/p/1")
+        _fetch(judge, f"{ORIGINAL}/p/2")
+        _fetch(judge, f"{ORIGINAL}/p/1")
+        assert len(judge) == 2 and len(judge.urls) == 0
+        assert judge.urls.verify().consistent
+        judge.released(f"{ORIGINAL}/p/2")
+        assert len(judge) == 1 and not judge.was_fetched(f"{ORIGINAL}/p/2")
+    with crawl_judge(tmp_path / "db", mode="strict") as (index, strict):
+        assert strict.was_fetched(f"{ORIGINAL}/p/1")
+        # A mark has no fingerprint: strict mode finds nothing near it (it skips fewer).
+        assert strict.urls.near(url_simhash(url_parts(f"{ORIGINAL}/p/1"), index.seed)) == []
+        _fetch(strict, f"{ORIGINAL}/q/1")
+        assert len(strict.urls) == 1 and len(strict) == 2
+        found = strict.urls.near(url_simhash(url_parts(f"{ORIGINAL}/q/1"), index.seed))
+        assert [match.key for match in found] == [f"{ORIGINAL}/q/1"]  # a document

@@ -83,3 +83,22 @@ def test_memory_store_is_bounded() -> None:
 def test_unknown_store_name() -> None:
     with pytest.raises(ValueError, match="unknown store 'sqlite'; choose one of leveldb, memory"):
         open_store("sqlite")
+
+
+def test_fetched_marks_count_each_url_once_and_forget_it(store: Store) -> None:
+    """Adaptive mode's record of a fetch (``index/marks.py``), on every store alike."""
+    from scrapy_simdedup.index import keyspace
+    from scrapy_simdedup.index.marks import FetchedMarks
+    from scrapy_simdedup.index.permuted import PermutedIndex
+    from scrapy_simdedup.index.tables import choose_design
+
+    marks = FetchedMarks(PermutedIndex(store, choose_design(3, 1000), keyspace.URL_INDEX))
+    for url in ("http://a.example/1", "http://a.example/2", "http://a.example/1"):
+        marks.add(url)
+    assert len(marks) == 2 and "http://a.example/1" in marks and "http://a.example/3" not in marks
+    assert marks.discard("http://a.example/1") and not marks.discard("http://a.example/1")
+    assert len(marks) == 1 and "http://a.example/1" not in marks
+    assert [key for key, _ in store.scan(b"", b"\xff")] == [
+        keyspace.URL_INDEX + keyspace.MARK_COUNT,
+        keyspace.URL_INDEX + keyspace.MARK + b"http://a.example/2",
+    ]

@@ -17,9 +17,12 @@ SENTENCE = b"s"
 """A sentence hash: the key of the first page that had it."""
 EXACT = b"x"
 """An exact-text hash: the key of the first page with that text."""
+MARK = b"f"
+"""A URL recorded as fetched without a fingerprint (``FetchedMarks``, adaptive mode)."""
 RECORD = b"\x00"
 """Bookkeeping records below."""
 COUNT = RECORD + b"count"
+MARK_COUNT = RECORD + b"marks"
 DESIGN = RECORD + b"design"
 """A companion index's table design, recorded at its first use."""
 
@@ -46,7 +49,7 @@ URL_INDEX = b"u"
 COMPANIONS = (URL_INDEX,)
 """The namespaces a store may hold companion indexes under."""
 RESERVED = (
-    TABLE, DOCUMENT, SENTENCE, EXACT, RECORD, BLOCKS, RULES, RULE_NEWS, PARKED, WORKERS,
+    TABLE, DOCUMENT, SENTENCE, EXACT, MARK, RECORD, BLOCKS, RULES, RULE_NEWS, PARKED, WORKERS,
 )  # fmt: skip
 """The first bytes taken by the content index and the top-level kinds."""
 

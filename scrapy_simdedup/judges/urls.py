@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import UrlNotCheckedError
 from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.marks import FetchedMarks
 from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.url.features import url_simhash
 from scrapy_simdedup.url.learner import FETCH, SAMPLE_EVERY, Decision, Rule, UrlLearner
@@ -48,6 +49,7 @@ class UrlJudge:
         covers_fetched_before: bool = False,
     ) -> None:
         self.urls = urls
+        self.marks = FetchedMarks(urls)  # adaptive mode's fetches: no URL fingerprint needed
         self.learner = learner
         self.mode = mode
         self.seed = seed
@@ -79,7 +81,7 @@ class UrlJudge:
         ``max_distance`` raises ``StoreMismatchError``; stored rules are on probation; on a
         store several workers share, rules are exchanged with them while they run."""
         urls = index.companion(keyspace.URL_INDEX, max_distance, expected_size)
-        judged = _Judged(urls)
+        judged = _Judged(urls, FetchedMarks(urls))
         shared = urls.store if isinstance(urls.store, AtomicStore) else None
         learner = UrlLearner(
             urls.store,
@@ -99,9 +101,10 @@ class UrlJudge:
         urls = index.stored_companion(keyspace.URL_INDEX)
         if urls is None:
             return None
+        marks = FetchedMarks(urls)
         learner = UrlLearner(
             urls.store,
-            lambda url: urls.document(url) is not None,
+            lambda url: url in marks or urls.document(url) is not None,
             min_evidence=min_evidence,
             probation=False,
         )
@@ -129,7 +132,7 @@ class UrlJudge:
 
     def was_fetched(self, url: str) -> bool:
         """Whether ``url`` was fetched, in this crawl or an earlier one on the index."""
-        return self.urls.document(url) is not None
+        return url in self.marks or self.urls.document(url) is not None
 
     def covers(self, url: str) -> bool:
         """Whether this crawl fetched, has queued, or holds a bet on ``url`` (a counterpart
@@ -166,14 +169,19 @@ class UrlJudge:
         )
 
     def fetched(self, parts: UrlParts) -> None:
-        """``parts`` answered 2xx: recorded in the URL index and covered for this crawl."""
+        """``parts`` answered 2xx: recorded in the URL index (adaptive mode: as a mark,
+        without a fingerprint) and covered for this crawl."""
         self.queued.discard(parts.url)
         self.lost_now.discard(parts.url)
         if len(self.hosts_now) < MAX_REMEMBERED:
             self.hosts_now.add(parts.host)
         if len(self.fetched_now) < MAX_REMEMBERED:
             self.fetched_now.add(parts.url)
-        if self.urls.document(parts.url) is None:
+        if self.urls.document(parts.url) is not None:
+            return
+        if self.mode == "adaptive":
+            self.marks.add(parts.url)
+        else:
             self.urls.add(url_simhash(parts, self.seed), parts.url)
 
     def released(self, url: str) -> None:
@@ -181,6 +189,7 @@ class UrlJudge:
         self.fetched_now.discard(url)
         self.kept_now.discard(url)
         self.urls.discard(url)
+        self.marks.discard(url)
         self.lost(url)
 
     def observe(self, key: str, original: str | None) -> list[Rule]:
@@ -226,7 +235,7 @@ class UrlJudge:
 
     def __len__(self) -> int:
         """URLs in the index (fetched by this crawl or earlier ones)."""
-        return len(self.urls)
+        return len(self.urls) + len(self.marks)
 
 
 class _Covered:
@@ -265,15 +274,16 @@ class _Judged:
     fetched by an earlier one. A page fetched but not yet judged is no evidence yet (two
     copies fetched at once would otherwise both look new)."""
 
-    def __init__(self, urls: PermutedIndex) -> None:
+    def __init__(self, urls: PermutedIndex, marks: FetchedMarks) -> None:
         self.urls = urls
+        self.marks = marks
         self.judge: UrlJudge | None = None
 
     def __call__(self, url: str) -> bool:
         judge = self.judge
         if judge is not None and url in judge.fetched_now:
             return url in judge.judged_now
-        return self.urls.document(url) is not None
+        return url in self.marks or self.urls.document(url) is not None
 
 
 def _host_of(url: str) -> str:
