@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,7 +11,8 @@ import pytest
 
 from scrapy_simdedup import hamming_distance, url_parts, url_simhash
 from scrapy_simdedup.errors import StoreMismatchError, UrlNotCheckedError
-from scrapy_simdedup.index.handle import SimHashIndex
+from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.handle import MARKS_FIELD, SimHashIndex
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.judges.urls import UrlJudge
 from scrapy_simdedup.url.bets import Bet, ParkedBets
@@ -159,5 +161,23 @@ def test_adaptive_mode_records_fetches_without_url_fingerprints(tmp_path: Path) 
         assert strict.urls.near(url_simhash(url_parts(f"{ORIGINAL}/p/1"), index.seed)) == []
         _fetch(strict, f"{ORIGINAL}/q/1")
         assert len(strict.urls) == 1 and len(strict) == 2
+        _fetch(strict, f"{ORIGINAL}/p/1")  # marked by the adaptive crawl: already fetched
+        assert len(strict) == 2
         found = strict.urls.near(url_simhash(url_parts(f"{ORIGINAL}/q/1"), index.seed))
         assert [match.key for match in found] == [f"{ORIGINAL}/q/1"]  # a document
+
+
+def test_the_url_index_tells_earlier_versions_it_holds_marks(tmp_path: Path) -> None:
+    """Earlier versions compare the URL index's design record whole: one naming marks is
+    refused by them (they would take marked URLs for never fetched); an earlier record is
+    upgraded when this version opens it."""
+    record = keyspace.URL_INDEX + keyspace.DESIGN
+    with crawl_judge(tmp_path / "db") as (_, judge):
+        store = judge.urls.store
+        design = json.loads(store.get(record) or b"{}")
+        assert design[MARKS_FIELD] is True
+        earlier = {k: v for k, v in design.items() if k != MARKS_FIELD}
+        assert design != earlier  # what an earlier version asks: a mismatch, so refused
+        store.write({record: json.dumps(earlier).encode()})
+    with crawl_judge(tmp_path / "db") as (_, judge):
+        assert json.loads(judge.urls.store.get(record) or b"{}")[MARKS_FIELD] is True

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreLockedError
+from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.maintenance import repair_index
+from scrapy_simdedup.index.marks import FetchedMarks
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.index.stores.leveldb import MARKER
 from tests.support import processes
@@ -163,3 +165,16 @@ index = open_index(sys.argv[1])
 print("open", flush=True)
 time.sleep(60)
 """
+
+
+def test_repair_recounts_the_urls_fetched_in_adaptive_mode(tmp_path: Path) -> None:
+    folder = tmp_path / "index"
+    with open_index(folder) as index:
+        marks = FetchedMarks(index.companion(keyspace.URL_INDEX, max_distance=3))
+        for n in range(7):
+            marks.add(f"http://a.example/{n}")
+        marks.store.write({}, [keyspace.URL_INDEX + keyspace.MARK_COUNT])  # the count lost
+        assert len(marks) == 0
+    repair_index(folder)
+    with open_index(folder) as index:
+        assert len(FetchedMarks(index.companion(keyspace.URL_INDEX, max_distance=3))) == 7

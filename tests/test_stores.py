@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 
 from scrapy_simdedup.errors import StoreError, StoreFullError
+from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.marks import FetchedMarks
+from scrapy_simdedup.index.permuted import PermutedIndex
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.base import Store
+from scrapy_simdedup.index.tables import choose_design
 from tests.support.stores import opened_store
 
 
@@ -87,11 +91,6 @@ def test_unknown_store_name() -> None:
 
 def test_fetched_marks_count_each_url_once_and_forget_it(store: Store) -> None:
     """Adaptive mode's record of a fetch (``index/marks.py``), on every store alike."""
-    from scrapy_simdedup.index import keyspace
-    from scrapy_simdedup.index.marks import FetchedMarks
-    from scrapy_simdedup.index.permuted import PermutedIndex
-    from scrapy_simdedup.index.tables import choose_design
-
     marks = FetchedMarks(PermutedIndex(store, choose_design(3, 1000), keyspace.URL_INDEX))
     for url in ("http://a.example/1", "http://a.example/2", "http://a.example/1"):
         marks.add(url)

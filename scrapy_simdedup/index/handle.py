@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 DEFAULT_EXPECTED_SIZE = 10_000_000
 
 
+MARKS_FIELD = "fetched_marks"
+"""In a companion index's design record: fetches may be recorded as marks there."""
+
+
 class SimHashIndex:
     """An open index: ``query``, ``add``, ``query_or_add``; a context manager.
 
@@ -165,21 +169,24 @@ class SimHashIndex:
         design = choose_design(max_distance, expected_size)
         record_key = namespace + keyspace.DESIGN
         asked = {"max_distance": design.max_distance, "blocks": design.blocks}
+        # Fetches may be recorded as marks (index/marks.py): earlier versions, which compare
+        # this record whole, refuse it rather than miss those fetches.
+        recorded = json.dumps({**asked, MARKS_FIELD: True}).encode()
         with core.lock:
             raw = core.store.get(record_key)
             if raw is None:
-                core.store.write({record_key: json.dumps(asked).encode()})
+                core.store.write({record_key: recorded})
             else:
                 stored = json.loads(raw)
-                if stored != asked:
-                    raise StoreMismatchError(
-                        self.location,
-                        {
-                            f"{namespace.decode('latin-1')}.{name}": (stored.get(name), value)
-                            for name, value in asked.items()
-                            if stored.get(name) != value
-                        },
-                    )
+                differing: dict[str, tuple[object, object]] = {
+                    f"{namespace.decode('latin-1')}.{name}": (stored.get(name), value)
+                    for name, value in asked.items()
+                    if stored.get(name) != value
+                }
+                if differing:
+                    raise StoreMismatchError(self.location, differing)
+                if not stored.get(MARKS_FIELD):
+                    core.store.write({record_key: recorded})
                 design = TableDesign(stored["max_distance"], stored["blocks"])
         return PermutedIndex(core.store, design, namespace=namespace)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreLockedError
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.location import DEFAULT_REDIS_PREFIX, StoreLocation
+from scrapy_simdedup.index.marks import FetchedMarks
 from scrapy_simdedup.index.opening import (
     in_use,
     open_stored_index,
@@ -119,6 +120,8 @@ def _revalidate(
         content = index.repair(_labelled(progress, "repair: content"))
         urls = index.stored_companion(keyspace.URL_INDEX)
         fixed = urls.repair(progress=_labelled(progress, "repair: URLs")) if urls else None
+        if urls is not None:
+            FetchedMarks(urls).recount()
         return RepairReport(index.location, backup, salvaged, content, fixed)
 
 

@@ -61,6 +61,13 @@ class FetchedMarks:
             self.store.write({self._count: count}, [key])
             return True
 
+    def recount(self) -> int:
+        """Set the count to the marks stored (a repair: the count key may have been lost)."""
+        with self.lock:
+            found = sum(1 for _ in self.store.scan(self._prefix, keyspace.end(self._prefix)))
+            self.store.write({self._count: found.to_bytes(8, "big")})
+            return found
+
     def __len__(self) -> int:
         raw = self.store.get(self._count)
         return int.from_bytes(raw, "big") if raw else 0

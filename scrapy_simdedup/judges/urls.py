@@ -183,6 +183,7 @@ class UrlJudge:
             self.marks.add(parts.url)
         else:
             self.urls.add(url_simhash(parts, self.seed), parts.url)
+            self.marks.discard(parts.url)  # an adaptive crawl's mark: now a document
 
     def released(self, url: str) -> None:
         """``url``'s item was dropped later: its page no longer covers its copies."""
