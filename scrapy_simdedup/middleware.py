@@ -43,9 +43,9 @@ REVISIT_OF = "simdedup_revisit_of"
 """``Request.meta`` key of a page an earlier crawl kept, requested again because this crawl
 met only its copies: the copy's URL."""
 MAX_AWAITING_VERDICT = 10_000
+"""Fetched requests remembered until their content verdict (a re-visit takes their callback)."""
 COUNT_RULES_EVERY = 1.0
 """Seconds between updates of the rule counts in the stats while a crawl runs."""
-"""Fetched requests remembered until their content verdict (a re-visit takes their callback)."""
 _DOWNLOAD_META = frozenset(
     ("download_latency", "download_slot", "download_timeout", "redirect_urls",
      "redirect_reasons", "redirect_times", "redirect_ttl", "retry_times", "proxy",

@@ -5,7 +5,7 @@ resumed crawl (``JOBDIR``) will not fetch again. So each parked request is store
 ``P`` key (JSON of ``Request.to_dict``, bytes as base64; never pickle) until its bet is
 settled; the next crawl on the index re-issues what it finds there. On a store several
 workers share, a record names the worker that parked it: a running worker re-issues what
-a dead one parked (``abandoned``, ``claim``; see ``index/heartbeats.py``). A crash then
+a dead one parked (``others``, ``claim``, ``release``; see ``index/heartbeats.py``). A crash then
 costs a re-fetch, never a page.
 """
 
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from scrapy.http import Request
 from scrapy.utils.request import request_from_dict
 
 from scrapy_simdedup.index import keyspace
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Container, Iterator
 
     from scrapy import Spider
+    from scrapy.http import Request
 
     from scrapy_simdedup.index.stores.base import Store
 
@@ -42,8 +42,8 @@ MAX_SCANNED = 100_000
 
 @dataclass(frozen=True)
 class Parked:
-    """A stored parked request: its canonical URL, who parked it, and its record as stored
-    (a worker claims it by removing exactly that record)."""
+    """A stored parked request: its canonical URL, who parked it, its record as stored (a
+    worker claims it by rewriting exactly that record), and the record read."""
 
     url: str
     owner: str
@@ -54,7 +54,7 @@ class Parked:
 
 class ParkingLot:
     """Stores parked requests by canonical URL; ``leftovers`` reads back an earlier crawl's,
-    ``abandoned`` those of workers found dead, which ``claim`` takes for one worker."""
+    ``others`` the other workers', one of which ``claim`` takes for this worker."""
 
     def __init__(self, store: Store, spider: Spider, owner: str = "") -> None:
         self.store = store

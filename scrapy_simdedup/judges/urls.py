@@ -81,7 +81,7 @@ class UrlJudge:
         ``max_distance`` raises ``StoreMismatchError``; stored rules are on probation; on a
         store several workers share, rules are exchanged with them while they run."""
         urls = index.companion(keyspace.URL_INDEX, max_distance, expected_size)
-        judged = _Judged(urls, FetchedMarks(urls))
+        judged = _Judged()
         shared = urls.store if isinstance(urls.store, AtomicStore) else None
         learner = UrlLearner(
             urls.store,
@@ -275,16 +275,15 @@ class _Judged:
     fetched by an earlier one. A page fetched but not yet judged is no evidence yet (two
     copies fetched at once would otherwise both look new)."""
 
-    def __init__(self, urls: PermutedIndex, marks: FetchedMarks) -> None:
-        self.urls = urls
-        self.marks = marks
+    def __init__(self) -> None:
         self.judge: UrlJudge | None = None
 
     def __call__(self, url: str) -> bool:
         judge = self.judge
-        if judge is not None and url in judge.fetched_now:
+        assert judge is not None, "set as soon as the judge is made"
+        if url in judge.fetched_now:
             return url in judge.judged_now
-        return url in self.marks or self.urls.document(url) is not None
+        return judge.was_fetched(url)
 
 
 def _host_of(url: str) -> str:
