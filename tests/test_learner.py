@@ -183,3 +183,58 @@ def test_the_first_choice_of_the_copy_host_stands_when_the_reverse_appears_later
     assert learner.stands(decision.rule.identity)  # type: ignore[union-attr]
     assert learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
+
+
+PARTIAL = "http://p.example"
+
+
+def test_a_host_chosen_as_an_original_is_never_made_the_copy_of_a_partial_mirror() -> None:
+    """The full site's pages come second to a partial mirror's (fetched first): were the
+    full site made the partial's copy, its pages the partial lacks would be bets on pages
+    that never come, re-fetched at the end."""
+    fetched = Fetched({f"{ORIGINAL}/p/100", f"{MIRROR}/p/100", f"{PARTIAL}/p/100"})
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+    assert learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip  # m copies a
+    for n in range(3, 9):  # only ever this way round
+        _copy(learner, fetched, f"{ORIGINAL}/p/{n}", f"{PARTIAL}/p/{n}")
+    assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
+    to_original = learner.decide(url_parts(f"{PARTIAL}/p/100"), fetched)
+    assert to_original.skip and to_original.counterpart == f"{ORIGINAL}/p/100"
+    assert sorted(rule.describe() for rule in learner.learned_rules() if rule.chosen) == [
+        "m.example mirrors a.example",
+        "p.example mirrors a.example",
+    ]
+
+
+def test_a_host_chosen_as_a_copy_stays_one_rather_than_be_copied() -> None:
+    fetched = Fetched({f"{ORIGINAL}/p/100", f"{MIRROR}/p/100", f"{PARTIAL}/p/100"})
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+    assert learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip  # m copies a
+    for n in range(3, 9):  # p's pages come second to m's: p would copy a copy
+        _copy(learner, fetched, f"{PARTIAL}/p/{n}", f"{MIRROR}/p/{n}")
+    assert not learner.decide(url_parts(f"{PARTIAL}/p/100"), fetched - {f"{ORIGINAL}/p/100"}).skip
+    assert learner.decide(url_parts(f"{MIRROR}/p/100"), {f"{PARTIAL}/p/100"}).skip
+
+
+def test_a_partial_mirror_is_the_copy_of_the_site_with_far_more_paths() -> None:
+    """Its pages came first every time; still the full site is no copy of it, since the
+    full site's pages it lacks would be bets on pages that never come."""
+    fetched = Fetched({f"{ORIGINAL}/p/100", f"{PARTIAL}/p/100"})
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(30):
+        learner.sizes.add(f"{ORIGINAL}/p/{n}?sid={n}")
+        learner.sizes.add(f"{ORIGINAL}/p/{n}?sid=x{n}")  # one path, however many queries
+    for n in range(12):
+        learner.sizes.add(f"{PARTIAL}/p/{n}")
+    assert (learner.sizes.paths("a.example"), learner.sizes.paths("p.example")) == (30, 12)
+    for n in range(5):
+        _copy(learner, fetched, f"{ORIGINAL}/p/{n}", f"{PARTIAL}/p/{n}")
+    assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
+    assert learner.decide(url_parts(f"{PARTIAL}/p/100"), fetched).skip
+    assert [rule.describe() for rule in learner.learned_rules() if rule.chosen] == [
+        "p.example mirrors a.example"
+    ]

@@ -143,6 +143,7 @@ class UrlJudge:
         """``url`` is queued: requests whose counterpart it is may be skipped."""
         if len(self.queued) < MAX_REMEMBERED:
             self.queued.add(url)
+        self.learner.sizes.add(url)
 
     def dequeue(self, url: str) -> None:
         """``url`` left the queue, skipped: a bet holds it now (``lost`` for a failure)."""
@@ -177,6 +178,7 @@ class UrlJudge:
             self.hosts_now.add(parts.host)
         if len(self.fetched_now) < MAX_REMEMBERED:
             self.fetched_now.add(parts.url)
+        self.learner.sizes.add(parts.url)
         if self.urls.document(parts.url) is not None:
             return
         if self.mode == "adaptive":

@@ -42,6 +42,7 @@ from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.url.features import path_template
 from scrapy_simdedup.url.parts import UrlParts
 from scrapy_simdedup.url.shapes import is_variable
+from scrapy_simdedup.url.sitesize import SiteSizes
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -159,12 +160,14 @@ class UrlLearner:
         sample_every: int = SAMPLE_EVERY,
         probation: bool = True,
         news: RuleNews | None = None,
+        sizes: SiteSizes | None = None,
     ) -> None:
         if min_evidence < 1 or sample_every < 2:
             raise ValueError("min_evidence must be at least 1 and sample_every at least 2")
         self.store = store
         self.news = news
         self.fetched = fetched
+        self.sizes = sizes or SiteSizes()
         self.min_evidence = min_evidence
         self.sample_every = sample_every
         self.overflow = 0  # rules not learned because MAX_RULES were held
@@ -296,15 +299,30 @@ class UrlLearner:
 
     def _outvoted(self, rule: Rule) -> bool:
         """Of two hosts that copy each other one is chosen as the copy, once, and the choice
-        is kept (a race between their fetches must not flip it): the host that copied more
-        often (or, as often, first). The other is the original and is never skipped."""
+        is kept (a race between their fetches must not flip it). The copy is, in order:
+        the host with far fewer known paths (a partial mirror: taken for the original, the
+        full site's pages it lacks would be bets on pages that never come); the host that
+        is already a copy in another chosen pair, unless the other one is (no original is
+        made a copy, no copy is copied: a bet on a bet); the host that copied more often
+        (or, as often, first). The original is never skipped."""
         if rule.kind != "mirror":
             return False
         reverse = self._find(Rule("mirror", rule.other, other=rule.host))
-        if rule.chosen or reverse is None:
-            chosen = True
-        elif reverse.chosen:
+        if rule.chosen:
+            return False
+        if reverse is not None and reverse.chosen:
             return True
+        settled = self._settled_side(rule)
+        if settled is False:
+            if reverse is None:
+                reverse = self._find_or_add(Rule("mirror", rule.other, other=rule.host))
+            if reverse is not None:
+                reverse.chosen = True
+                self._save(reverse)
+                self._changed()
+            return True
+        if settled or reverse is None:
+            chosen = True
         elif reverse.duplicates != rule.duplicates:
             chosen = reverse.duplicates < rule.duplicates
         else:
@@ -314,6 +332,31 @@ class UrlLearner:
             self._save(rule)
             self._changed()  # the reverse's host is outvoted from now on
         return not chosen
+
+    def _settled_side(self, rule: Rule) -> bool | None:
+        """Whether ``rule.host`` is the copy of ``rule.other`` by their sizes or by the
+        roles they already play in other chosen pairs; None when neither tells."""
+        partial = self.sizes.partial_copy(rule.host, rule.other)
+        if partial is not None:
+            return partial
+        host_original = self._is_original(rule.host, rule.other)
+        other_original = self._is_original(rule.other, rule.host)
+        if host_original != other_original:
+            return other_original
+        host_copy = self._is_copy(rule.host, rule.other)
+        other_copy = self._is_copy(rule.other, rule.host)
+        if host_copy != other_copy:
+            return host_copy
+        return None
+
+    def _is_original(self, host: str, besides: str) -> bool:
+        return any(copy.chosen and copy.host != besides for copy in self._mirrors_of.get(host, ()))
+
+    def _is_copy(self, host: str, besides: str) -> bool:
+        return any(
+            mirror.kind == "mirror" and mirror.chosen and mirror.other != besides
+            for mirror in self._by_host.get(host, ())
+        )
 
     @staticmethod
     def _counterpart(rule: Rule, parts: UrlParts, in_force: list[Rule]) -> str | None:
