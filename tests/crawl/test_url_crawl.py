@@ -68,7 +68,10 @@ def test_adaptive_mode_skips_most_duplicate_fetches_and_loses_nothing(
     assert set(_kept(crawl, trap_sites)) == distinct  # every distinct page still emitted
     duplicate_fetches = baseline.stats["item_dropped_count"]
     assert duplicate_fetches > 150
-    assert crawl.stats["item_dropped_count"] <= 0.2 * duplicate_fetches  # >= 80% avoided
+    # >= 75% avoided (81-89% in 14 runs): what is left was fetched before a rule was
+    # learned, or as its sample. A partial mirror taken for the full site's original made
+    # it 50% (every page it lacks re-fetched at idle).
+    assert crawl.stats["item_dropped_count"] <= 0.25 * duplicate_fetches
     assert crawl.stats["downloader/request_count"] < baseline.stats["downloader/request_count"]
     stats = crawl.simdedup()
     for kind in ("mirror", "pattern", "trap"):
