@@ -16,7 +16,7 @@ import redis
 import redis.cluster
 
 from tests.support import processes
-from tests.support.redisserver import _free_port, redis_binary
+from tests.support.redisserver import free_port, redis_binary
 
 START_TIMEOUT = 30.0
 
@@ -26,28 +26,28 @@ class RedisCluster:
 
     def __init__(self, folder: Path, masters: int = 3) -> None:
         self.folder = folder
-        self.ports = [_free_port() for _ in range(masters)]
-        self.bus_ports = [_free_port() for _ in range(masters)]  # else port + 10000
-        self.url = f"redis://127.0.0.1:{self.ports[0]}/0"
+        self.masters = masters
+        self.ports: list[int] = []
+        self.bus_ports: list[int] = []
+        self.url = ""
         self.servers: list[subprocess.Popen[bytes]] = []
         self.commands: list[list[str]] = []
 
-    def start(self) -> None:
-        server = redis_binary()
+    def start(self, attempts: int = 3) -> None:
+        """Start the masters on fresh ports and join them; a node that exits at once (its
+        port taken meanwhile) makes the next attempt choose other ports."""
+        for attempt in range(1, attempts + 1):
+            self._launch_nodes()
+            exited = self._wait_for_nodes()
+            if not exited:
+                break
+            self.stop()
+            if attempt == attempts:
+                raise RuntimeError(
+                    f"redis-server exited at start on port(s) {exited} in {attempts} attempts; "
+                    f"see the logs under {self.folder}"
+                )
         cli = shutil.which("redis-cli") or "redis-cli"
-        for port, bus in zip(self.ports, self.bus_ports, strict=True):
-            node = self.folder / str(port)
-            node.mkdir(parents=True, exist_ok=True)
-            command = [
-                server, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(node),
-                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                "--cluster-port", str(bus),
-                "--save", "", "--appendonly", "yes", "--appendfsync", "always",
-            ]  # fmt: skip
-            self.commands.append(command)
-            self.servers.append(_launch(command))
-        for port in self.ports:
-            _wait(lambda p=port: _ping(p), f"redis-server on port {port}")  # type: ignore[misc]
         processes.run(
             [cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
              "--cluster-replicas", "0", "--cluster-yes"],
@@ -55,6 +55,44 @@ class RedisCluster:
         )  # fmt: skip
         for port in self.ports:
             _wait(lambda p=port: _cluster_ok(p), f"cluster_state:ok on port {port}")  # type: ignore[misc]
+
+    def _launch_nodes(self) -> None:
+        server = redis_binary()
+        self.ports = [free_port() for _ in range(self.masters)]
+        self.bus_ports = [free_port() for _ in range(self.masters)]  # else port + 10000
+        self.url = f"redis://127.0.0.1:{self.ports[0]}/0"
+        self.commands = []
+        for port, bus in zip(self.ports, self.bus_ports, strict=True):
+            node = self.folder / str(port)
+            node.mkdir(parents=True, exist_ok=True)
+            command = [
+                server, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(node),
+                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                "--cluster-port", str(bus), "--logfile", str(node / "redis.log"),
+                "--save", "", "--appendonly", "yes", "--appendfsync", "always",
+            ]  # fmt: skip
+            self.commands.append(command)
+            self.servers.append(_launch(command))
+
+    def _wait_for_nodes(self) -> list[int]:
+        """The ports whose server exited before it answered (none: all answer)."""
+        deadline = time.monotonic() + START_TIMEOUT
+        waiting = dict(zip(self.ports, self.servers, strict=True))
+        exited: list[int] = []
+        while waiting:
+            for port, process in list(waiting.items()):
+                if _ping(port):
+                    del waiting[port]
+                elif process.poll() is not None:
+                    exited.append(port)
+                    del waiting[port]
+            if waiting and time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"gave up after {START_TIMEOUT:g} s waiting for redis-server on "
+                    f"port(s) {sorted(waiting)}; see the logs under {self.folder}"
+                )
+            time.sleep(0.05 if waiting else 0)
+        return exited
 
     def master_of(self, key: str) -> int:
         """Which of ``ports`` serves the slot of ``key``."""
