@@ -91,6 +91,7 @@ class UrlSimHashMiddleware:
         self._rules_counted_at = -COUNT_RULES_EVERY
         self.heartbeats: Heartbeats | None = None  # on a store several workers share
         self._pulse: Any = None  # the looping call that beats and looks for dead workers
+        self._idle_since: float | None = None  # when this idle began (heartbeats' clock)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -179,6 +180,7 @@ class UrlSimHashMiddleware:
         if self.judge is None or self.bets is None or self._failed:
             return
         self._refresh_rules()
+        self._guarded(self.judge.save_rules)  # nothing comes to write them meanwhile
         unsettled = self.bets.before_idle(self.judge.learner.stands, self.judge.brought)
         if self._adopt() or unsettled:
             raise DontCloseSpider
@@ -197,12 +199,16 @@ class UrlSimHashMiddleware:
     def _adopt(self) -> bool:
         """At idle on a shared store: re-issue what dead workers parked (their links were on
         pages already fetched: nothing else would bring them). True to stay open: requests
-        were re-issued, or a worker that parked some may have died (known within
+        were re-issued, or a worker that parked some has not been seen to beat since this
+        one went idle (it may have died just before: known within
         ``SIMDEDUP_WORKER_TIMEOUT``)."""
         heartbeats = self.heartbeats
         if heartbeats is None or self.bets is None or self._failed:
             return False
-        adopted = self.bets.adopt(heartbeats.alive, heartbeats.unsure)
+        if self._idle_since is None:
+            self._idle_since = heartbeats.clock()
+        since = self._idle_since
+        adopted = self.bets.adopt(heartbeats.alive, lambda worker: heartbeats.unsure(worker, since))
         for worker in adopted.dead:
             logger.info("simdedup: worker %s stopped; re-issued what it had parked", worker)
             self._guarded(heartbeats.bury, worker)
@@ -238,6 +244,7 @@ class UrlSimHashMiddleware:
 
     def process_request(self, request: Request) -> None:
         """The backstop: checks again with what was learned while the request waited."""
+        self._idle_since = None  # busy: a later idle is a new one
         if not request.meta.get(SAMPLE):
             self._check(request, scheduling=False)
         elif self.judge is not None and not self._failed:

@@ -82,6 +82,15 @@ def test_a_worker_is_dead_once_its_count_stood_still_for_the_timeout(store: Redi
     assert not mine.alive("other")
     assert mine.alive("mine") and not mine.alive("")
     other.beat()
+    assert mine.alive("other")
+    clock.now += TIMEOUT
+    assert not mine.alive("other")  # stood still: dead
+    other.beat()  # only stalled: it beats again before it is buried, and stays
+    mine.bury("other")
+    assert store.get(keyspace.WORKERS + b"other") is not None
+    assert mine.alive("other")
+    clock.now += TIMEOUT
+    assert not mine.alive("other")
     mine.bury("other")
     assert store.get(keyspace.WORKERS + b"other") is None
     # A worker with a longer timeout beats less often: it is waited for as long.
@@ -92,6 +101,28 @@ def test_a_worker_is_dead_once_its_count_stood_still_for_the_timeout(store: Redi
     assert mine.alive("patient")
     clock.now += 5 * TIMEOUT
     assert not mine.alive("patient")
+
+
+def test_a_worker_idle_since_a_moment_waits_for_a_beat_after_it(store: RedisStore) -> None:
+    """A worker that beat just before another went idle, then died, must not pass for
+    alive: only a beat between two reads after the idle began says it still runs."""
+    clock = Clock()
+    mine = Heartbeats(store, TIMEOUT, worker="mine", clock=clock)
+    other = Heartbeats(store, TIMEOUT, worker="other", clock=Clock())
+    other.beat()
+    assert mine.alive("other")
+    clock.now = 1
+    other.beat()
+    assert mine.alive("other") and not mine.unsure("other")  # moved a moment ago
+    idle = clock.now = 2  # goes idle now; the other may have died since it beat
+    assert mine.alive("other") and mine.unsure("other", since=idle)
+    clock.now = 3
+    assert mine.alive("other") and mine.unsure("other", since=idle)  # no beat since
+    other.beat()
+    clock.now = 4
+    assert mine.alive("other") and not mine.unsure("other", since=idle)  # beat after idle
+    clock.now = 4 + TIMEOUT  # then stood still for a timeout
+    assert not mine.alive("other") and not mine.unsure("other", since=idle)  # dead
 
 
 def test_what_a_dead_worker_parked_is_reissued_by_one_running_worker(store: RedisStore) -> None:

@@ -238,3 +238,50 @@ def test_a_partial_mirror_is_the_copy_of_the_site_with_far_more_paths() -> None:
     assert [rule.describe() for rule in learner.learned_rules() if rule.chosen] == [
         "p.example mirrors a.example"
     ]
+
+
+PORTAL = "http://portal.example"
+
+
+def _known(learner: UrlLearner, site: str, paths: range, section: str) -> None:
+    for n in paths:
+        learner.sizes.add(f"{site}/{section}/{n}")
+
+
+def test_a_site_whose_section_a_larger_portal_copies_stays_the_original() -> None:
+    """The portal has more paths, but most are its own: the docs site is no partial copy
+    of it, and the docs site's pages the portal lacks must not wait on the portal."""
+    fetched = Fetched({f"{ORIGINAL}/docs/100", f"{PORTAL}/docs/100"})
+    learner = _learner(fetched, min_evidence=3)
+    _known(learner, ORIGINAL, range(25), "docs")
+    _known(learner, ORIGINAL, range(10), "guide")  # the docs site's own section
+    _known(learner, PORTAL, range(25), "docs")
+    _known(learner, PORTAL, range(50), "portal")
+    for n in range(5):
+        _copy(learner, fetched, f"{PORTAL}/docs/{n}", f"{ORIGINAL}/docs/{n}")
+    awaited = {f"{PORTAL}/guide/7"}
+    assert not learner.decide(url_parts(f"{ORIGINAL}/guide/7"), fetched, awaited=awaited).skip
+    assert learner.decide(url_parts(f"{PORTAL}/docs/100"), fetched).skip
+    assert [rule.describe() for rule in learner.learned_rules() if rule.chosen] == [
+        "portal.example mirrors a.example"
+    ]
+
+
+def test_an_original_stays_one_though_its_known_paths_are_a_part_of_a_larger_host() -> None:
+    fetched = Fetched({f"{ORIGINAL}/docs/100", f"{MIRROR}/docs/100", f"{PORTAL}/docs/100"})
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/docs/{n}", f"{ORIGINAL}/docs/{n}")
+    assert learner.decide(url_parts(f"{MIRROR}/docs/100"), fetched).skip  # m copies a
+    _known(learner, ORIGINAL, range(25), "docs")
+    _known(learner, PORTAL, range(25), "docs")
+    _known(learner, PORTAL, range(50), "portal")
+    for n in range(3, 9):
+        _copy(learner, fetched, f"{PORTAL}/docs/{n}", f"{ORIGINAL}/docs/{n}")
+    awaited = {f"{PORTAL}/docs/200"}
+    assert not learner.decide(url_parts(f"{ORIGINAL}/docs/200"), fetched, awaited=awaited).skip
+    assert learner.decide(url_parts(f"{PORTAL}/docs/100"), fetched).skip
+    assert sorted(rule.describe() for rule in learner.learned_rules() if rule.chosen) == [
+        "m.example mirrors a.example",
+        "portal.example mirrors a.example",
+    ]

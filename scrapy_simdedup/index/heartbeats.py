@@ -13,6 +13,7 @@ parked is re-issued by another worker, which costs a second fetch, never a page.
 
 from __future__ import annotations
 
+import math
 import struct
 import time
 import uuid
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.shared import delete_if
+from scrapy_simdedup.index.stores.atomic import AtomicStore
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -77,20 +80,28 @@ class Heartbeats:
         if seen is None or seen.beat != beat:
             if len(self._seen) >= MAX_WATCHED:
                 self._seen.clear()
-            self._seen[worker] = _Seen(beat, now, moved=seen is not None)
+            before = -math.inf if seen is None else seen.last
+            self._seen[worker] = _Seen(beat, now, now, before)
             return True
+        self._seen[worker] = _Seen(beat, seen.since, now, seen.before)
         return now - seen.since < self._timeout_of(beat)
 
-    def unsure(self, worker: str) -> bool:
-        """Whether ``worker``, alive by ``alive``, may have died: its count has not moved
-        since it was first seen, or not for longer than it should have (half a timeout).
-        Known within one timeout either way."""
+    def unsure(self, worker: str, since: float | None = None) -> bool:
+        """Whether ``worker``, alive by ``alive``, may have died: it has not been seen to
+        beat after ``since`` (on ``clock``; a count read unchanged at ``since`` or later,
+        then changed), or, without ``since``, its count has not moved since it was first
+        seen, or not for longer than it should have (half a timeout). Known within one
+        timeout either way."""
         seen = self._seen.get(worker)
         if seen is None:
             return False
         still = self.clock() - seen.since
         timeout = self._timeout_of(seen.beat)
-        return still < timeout and (not seen.moved or still > timeout / 2)
+        if still >= timeout:
+            return False  # dead: ``alive`` says so
+        if since is not None:
+            return seen.before < since
+        return seen.before == -math.inf or still > timeout / 2
 
     def _timeout_of(self, beat: bytes) -> float:
         """This worker's timeout, or the watched one's when longer (it beats less often)."""
@@ -101,19 +112,26 @@ class Heartbeats:
         return max(self.timeout, theirs) if 0 < theirs < 1e6 else self.timeout
 
     def bury(self, worker: str) -> None:
-        """Remove a dead worker's count once what it parked is taken."""
-        if worker and worker != self.worker:
-            self.store.write({}, [_key(worker)])
-            self._seen.pop(worker, None)
+        """Remove a dead worker's count once what it parked is taken; only the count seen
+        standing still: a worker that was stalled, not dead, and beats again stays."""
+        seen = self._seen.pop(worker, None)
+        if worker and worker != self.worker and seen is not None:
+            key = _key(worker)
+            if isinstance(self.store, AtomicStore):
+                delete_if(self.store, key, seen.beat)
+            elif self.store.get(key) == seen.beat:  # a store only this process writes
+                self.store.write({}, [key])
 
 
 @dataclass(frozen=True, slots=True)
 class _Seen:
-    """Another worker's heartbeat as last read, since when, and whether it ever moved."""
+    """Another worker's heartbeat as last read: since when (first read) and until when
+    (last read) it stood, and when the count before it was last read (-inf: none was)."""
 
     beat: bytes
     since: float
-    moved: bool
+    last: float
+    before: float
 
 
 _BEAT = struct.Struct(">Qd")  # the count, and the worker's timeout

@@ -57,7 +57,9 @@ MAX_RULES = 10_000
 SAVE_EVERY = 1.0
 """Seconds between writes of changed rules to the store (and at ``save``): a verdict
 changes a rule's counts, and a write per verdict cost the crawl more than the rest of the
-learner. A crash loses at most this much evidence; rules are on probation when read back."""
+learner. Changes wait for the next change at least this long after the last write, or
+for the crawl's end, so a crash loses the evidence gathered since the last write (about a
+second's worth while verdicts come in); rules are on probation when read back anyway."""
 
 RuleKind = Literal["mirror", "pattern", "trap", "strict"]
 
@@ -300,11 +302,11 @@ class UrlLearner:
     def _outvoted(self, rule: Rule) -> bool:
         """Of two hosts that copy each other one is chosen as the copy, once, and the choice
         is kept (a race between their fetches must not flip it). The copy is, in order:
-        the host with far fewer known paths (a partial mirror: taken for the original, the
+        the host that is already a copy in another chosen pair, unless the other one is
+        (no original is made a copy, no copy is copied: a bet on a bet); the partial copy
+        (far fewer known paths, nearly all among the other's: taken for the original, the
         full site's pages it lacks would be bets on pages that never come); the host that
-        is already a copy in another chosen pair, unless the other one is (no original is
-        made a copy, no copy is copied: a bet on a bet); the host that copied more often
-        (or, as often, first). The original is never skipped."""
+        copied more often (or, as often, first). The original is never skipped."""
         if rule.kind != "mirror":
             return False
         reverse = self._find(Rule("mirror", rule.other, other=rule.host))
@@ -334,11 +336,9 @@ class UrlLearner:
         return not chosen
 
     def _settled_side(self, rule: Rule) -> bool | None:
-        """Whether ``rule.host`` is the copy of ``rule.other`` by their sizes or by the
-        roles they already play in other chosen pairs; None when neither tells."""
-        partial = self.sizes.partial_copy(rule.host, rule.other)
-        if partial is not None:
-            return partial
+        """Whether ``rule.host`` is the copy of ``rule.other`` by the roles they already
+        play in other chosen pairs, or else by their known paths; None when neither
+        tells."""
         host_original = self._is_original(rule.host, rule.other)
         other_original = self._is_original(rule.other, rule.host)
         if host_original != other_original:
@@ -347,7 +347,7 @@ class UrlLearner:
         other_copy = self._is_copy(rule.other, rule.host)
         if host_copy != other_copy:
             return host_copy
-        return None
+        return self.sizes.partial_copy(rule.host, rule.other)
 
     def _is_original(self, host: str, besides: str) -> bool:
         return any(copy.chosen and copy.host != besides for copy in self._mirrors_of.get(host, ()))

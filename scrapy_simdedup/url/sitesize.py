@@ -1,8 +1,10 @@
 """How much of each site a crawl knows: distinct paths queued or fetched, per host.
 
-Of two hosts serving the same pages, the one with far fewer paths is a partial copy of
-the other (a mirror kept for some sections), never its original. Paths are counted without
-their query, so session ids and sort orders do not make a site look larger.
+Of two hosts serving the same pages, one whose known paths are far fewer than the other's
+and nearly all among the other's is a partial copy of it (a mirror kept for some sections),
+never its original. Size alone does not tell: a large portal that copies one section of a
+docs site has more paths than the docs site, but most of them are its own. Paths are
+counted without their query, so session ids and sort orders do not make a site look larger.
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ MAX_PATHS = 5_000_000
 size, never a wrong one by much)."""
 
 PARTIAL_SHARE = 0.5
-"""A host whose known paths are at most this share of another's is taken for its partial
-copy."""
+"""A partial copy has at most this share of the other host's known paths..."""
+
+OWN_SHARE = 0.1
+"""...and at most this share of its own paths unknown on the other host."""
 
 MIN_PATHS = 20
 """Sizes are compared only once the larger host has this many paths known."""
@@ -24,29 +28,40 @@ class SiteSizes:
 
     def __init__(self, limit: int = MAX_PATHS) -> None:
         self.limit = limit
-        self._paths: set[str] = set()
-        self._per_host: dict[str, int] = {}
+        self._count = 0
+        self._per_host: dict[str, set[str]] = {}
 
     def add(self, url: str) -> None:
         """``url`` (canonical, ``scheme://host/path?query``) was queued or fetched."""
-        path = url.partition("?")[0].partition("#")[0]
-        if path in self._paths or len(self._paths) >= self.limit:
+        if self._count >= self.limit:
             return
-        self._paths.add(path)
-        host = path.split("://", 1)[-1].split("/", 1)[0]
-        self._per_host[host] = self._per_host.get(host, 0) + 1
+        address = url.partition("?")[0].partition("#")[0]
+        host, _, path = address.partition("://")[2].partition("/")
+        known = self._per_host.get(host)
+        if known is None:
+            known = self._per_host[host] = set()
+        if path not in known:
+            known.add(path)
+            self._count += 1
 
     def paths(self, host: str) -> int:
-        return self._per_host.get(host, 0)
+        return len(self._per_host.get(host, ()))
 
     def partial_copy(self, host: str, other: str) -> bool | None:
         """Whether ``host`` is a partial copy of ``other`` (True), ``other`` of ``host``
-        (False), or the sizes do not tell (None)."""
-        mine, theirs = self.paths(host), self.paths(other)
-        if max(mine, theirs) < MIN_PATHS:
+        (False), or the paths do not tell (None)."""
+        mine, theirs = self._per_host.get(host, set()), self._per_host.get(other, set())
+        if max(len(mine), len(theirs)) < MIN_PATHS:
             return None
-        if mine <= PARTIAL_SHARE * theirs:
+        if _within(mine, theirs):
             return True
-        if theirs <= PARTIAL_SHARE * mine:
+        if _within(theirs, mine):
             return False
         return None
+
+
+def _within(small: set[str], large: set[str]) -> bool:
+    """``small`` is at most half of ``large``, and nearly all of it is in ``large``."""
+    if not small or len(small) > PARTIAL_SHARE * len(large):
+        return False
+    return len(small - large) <= OWN_SHARE * len(small)

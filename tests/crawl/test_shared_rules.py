@@ -25,6 +25,9 @@ def test_a_rule_learned_by_one_crawl_skips_requests_in_the_other_while_both_run(
     settings = [
         "-s", "SIMDEDUP_STORE=redis", "-s", f"SIMDEDUP_REDIS_URL={redis_url}",
         "-s", "SIMDEDUP_REDIS_PREFIX=shared-rules", "-s", "CONCURRENT_REQUESTS=1",
+        # A worker at idle waits for the others to beat (within a quarter of this): short,
+        # so the learner does not outwait the teacher.
+        "-s", "SIMDEDUP_WORKER_TIMEOUT=2",
     ]  # fmt: skip
     store = RedisStore(redis_url, "shared-rules")
     with urlsites.serve({"site": site}) as urls:
@@ -75,11 +78,13 @@ def test_what_a_killed_crawl_parked_is_fetched_by_the_crawl_still_running(
         "-s", "CONCURRENT_REQUESTS=1",
     ]  # fmt: skip
     store = RedisStore(redis_url, "dead-worker")
-    with urlsites.serve(sites) as urls:
+    survivor_log = tmp_path / "b.log"
+    with urlsites.serve(sites) as urls, survivor_log.open("w") as log_file:
+        # Its log goes to a file: a pipe nobody reads until the end would stall it.
         survivor = processes.popen(
             crawl_command([urls["shop"]], tmp_path / "b.jsonl", *settings,
                           "-s", "DOWNLOAD_DELAY=0.5", "-s", "LOG_LEVEL=DEBUG"),
-            cwd=DEMO, env=crawl_env(), stderr=subprocess.PIPE, text=True,
+            cwd=DEMO, env=crawl_env(), stderr=log_file, text=True,
         )  # fmt: skip
         killed = None
         try:
@@ -94,7 +99,8 @@ def test_what_a_killed_crawl_parked_is_fetched_by_the_crawl_still_running(
             killed.wait(timeout=60)
             parked = _parked(store)  # what A left: nobody else would fetch it
             survivor_running = survivor.poll() is None
-            log = survivor.communicate(timeout=300)[1]
+            survivor.wait(timeout=300)
+            log = survivor_log.read_text("utf-8")
             left = _parked(store)
             workers = list(store.scan(keyspace.WORKERS, keyspace.end(keyspace.WORKERS)))
         finally:
