@@ -114,12 +114,15 @@ Impl = tuple[
 ]
 
 
-def _timed(query_or_add: Callable[[int, str], object], asked: list[int]) -> list[int]:
-    """Nanoseconds of one look-up-and-add per query, each under a key never stored."""
+def _timed(
+    query_or_add: Callable[[int, str], object], asked: list[int], prefix: str = "new/"
+) -> list[int]:
+    """Nanoseconds of one look-up-and-add per query, each under a key never stored (by
+    any client: each has its own ``prefix``, as each page has its own URL)."""
     latencies = []
     for n, fp in enumerate(asked):
         t0 = time.perf_counter_ns()
-        query_or_add(fp, f"new/{n}")
+        query_or_add(fp, f"{prefix}{n}")
         latencies.append(time.perf_counter_ns() - t0)
     return latencies
 
@@ -259,7 +262,14 @@ def _redis_clients(
             start = time.perf_counter()
             answers = list(pool.map(_redis_query_part, slices))
             query_seconds = time.perf_counter() - start
-            timed = list(pool.map(_redis_query_or_add_part, slices))
+            # Every client opens the index, then all start at one moment.
+            start_at = time.time() + 2.0
+            timed = list(
+                pool.map(
+                    _redis_query_or_add_part,
+                    [(url, part, c, start_at) for c, (_, part) in enumerate(slices)],
+                )
+            )
             qa = [ns for _, _, part in timed for ns in part]
             # From the first call of any client to the last: opening the index is not counted.
             qa_seconds = max(end for _, end, _ in timed) - min(begin for begin, _, _ in timed)
@@ -303,14 +313,20 @@ def _redis_query_part(part: tuple[str, list[int]]) -> list[list[int]]:
         return [[int(m.key) for m in index.query(fp)] for fp in fingerprints]
 
 
-def _redis_query_or_add_part(part: tuple[str, list[int]]) -> tuple[float, float, list[int]]:
-    """(wall clock at the first call, at the end, each call's nanoseconds)."""
+def _redis_query_or_add_part(
+    part: tuple[str, list[int], int, float],
+) -> tuple[float, float, list[int]]:
+    """(wall clock at the first call, at the end, each call's nanoseconds). Keys are the
+    client's own: clients adding under one key would measure their contention on it (the
+    retries of a guarded write), which no crawl has, since pages have their own URLs."""
     from scrapy_simdedup.index.opening import open_index
 
-    url, fingerprints = part
+    url, fingerprints, client, start_at = part
     with open_index(url, max_distance=K) as index:
+        while time.time() < start_at:
+            time.sleep(0.001)
         begin = time.time()
-        latencies = _timed(index.query_or_add, fingerprints)
+        latencies = _timed(index.query_or_add, fingerprints, f"new/{client}/")
         return begin, time.time(), latencies
 
 
