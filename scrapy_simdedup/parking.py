@@ -90,11 +90,7 @@ class ParkingLot:
     def others(self, skip: Container[str] = ()) -> Iterator[Parked]:
         """What other workers parked (URLs in ``skip`` left out), reading at most
         ``MAX_SCANNED`` records of theirs."""
-        others = (
-            parked
-            for parked in self._read()
-            if parked.owner != self.owner and parked.url not in skip
-        )
+        others = (parked for parked in self._read(skip) if parked.owner != self.owner)
         return islice(others, MAX_SCANNED)
 
     def claim(self, parked: Parked) -> bytes | None:
@@ -122,16 +118,20 @@ class ParkingLot:
             self.malformed += 1
             return None
 
-    def _read(self, limit: int | None = None) -> Iterator[Parked]:
+    def _read(self, skip: Container[str] = ()) -> Iterator[Parked]:
+        """Stored records, those whose URL is in ``skip`` left out before they are decoded
+        (a worker's own parked requests, read every few seconds on a shared store)."""
         stored = self.store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED))
-        for key, raw in islice(stored, limit):
+        for key, raw in stored:
+            url = key[len(keyspace.PARKED) :].decode("utf-8", "surrogatepass")
+            if url in skip:
+                continue
             try:
                 data = json.loads(raw, object_hook=_decode)
                 owner = data.pop(OWNER, "")
             except (ValueError, TypeError, AttributeError):
                 self.malformed += 1
                 continue
-            url = key[len(keyspace.PARKED) :].decode("utf-8", "surrogatepass")
             yield Parked(url, owner if isinstance(owner, str) else "", key, raw, data)
 
 
