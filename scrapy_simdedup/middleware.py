@@ -92,6 +92,8 @@ class UrlSimHashMiddleware:
         self.heartbeats: Heartbeats | None = None  # on a store several workers share
         self._pulse: Any = None  # the looping call that beats and looks for dead workers
         self._idle_since: float | None = None  # when this idle began (heartbeats' clock)
+        # Re-issued at idle, their counterpart never came: URL -> the rule they were skipped on.
+        self._contested: dict[str, str] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -304,6 +306,12 @@ class UrlSimHashMiddleware:
         except StoreError as exc:
             self._store_failed(exc)
             return
+        contested = self._contested.pop(url, None)
+        if contested is not None and original is None:
+            weakened = [
+                *weakened,
+                *(self._guarded(self.judge.learner.contradicted, contested) or []),
+            ]
         routed = self._awaiting_verdict.pop(url, None)
         if original is not None and original != key and not self.judge.kept(original):
             self._counterpart_lost(url, "counterpart_not_kept")
@@ -412,6 +420,10 @@ class UrlSimHashMiddleware:
     def _reissued(self, bet: Bet[Request], why: str) -> None:
         rule = self.judge.learner.rule(bet.rule) if self.judge and bet.rule else None
         self.verdicts.reissued(bet.ticket.url, why, rule, bet.counterpart)
+        if why == "unsettled" and bet.rule:  # its verdict tells whether the rule held
+            if len(self._contested) >= MAX_AWAITING_VERDICT:  # the oldest goes
+                del self._contested[next(iter(self._contested))]
+            self._contested[bet.url] = bet.rule
 
     def _counterpart_lost(self, url: str, why: str) -> None:
         """``url`` will not bring its page: bets relying on it are re-issued."""

@@ -123,7 +123,11 @@ class ParkingLot:
         (a worker's own parked requests, read every few seconds on a shared store)."""
         stored = self.store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED))
         for key, raw in stored:
-            url = key[len(keyspace.PARKED) :].decode("utf-8", "surrogatepass")
+            try:
+                url = key[len(keyspace.PARKED) :].decode("utf-8", "surrogatepass")
+            except UnicodeDecodeError:
+                self.malformed += 1
+                continue
             if url in skip:
                 continue
             try:

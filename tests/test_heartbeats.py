@@ -121,7 +121,13 @@ def test_a_worker_idle_since_a_moment_waits_for_a_beat_after_it(store: RedisStor
     other.beat()
     clock.now = 4
     assert mine.alive("other") and not mine.unsure("other", since=idle)  # beat after idle
-    clock.now = 4 + TIMEOUT  # then stood still for a timeout
+    # One with a far longer timeout (it beats rarely) is waited for a timeout of ours.
+    patient = Heartbeats(store, 100 * TIMEOUT, worker="patient", clock=Clock())
+    patient.beat()
+    assert mine.alive("patient") and mine.unsure("patient", since=idle)
+    clock.now = idle + TIMEOUT
+    assert mine.alive("patient") and not mine.unsure("patient", since=idle)
+    clock.now = 4 + TIMEOUT  # the other stood still for a timeout
     assert not mine.alive("other") and not mine.unsure("other", since=idle)  # dead
 
 

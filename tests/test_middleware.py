@@ -139,6 +139,38 @@ def test_a_mirror_page_ahead_of_its_original_waits_for_it() -> None:
     assert stats["simdedup/url/final"] == 1
 
 
+def test_a_page_that_waited_in_vain_and_came_back_new_suspends_its_rule() -> None:
+    """The "copy" host has a section of its own (or is the full site taken for the copy of
+    its partial mirror): its pages wait for counterparts that never come. The first one
+    re-issued at idle that comes back new ends the rule's run of copies: what it parked is
+    re-issued at once and the host's next pages are fetched, not deferred round by round."""
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        engine = _engine(middleware)
+        _teach_mirror(middleware)
+        own = [Request(f"{MIRROR}/own/{n}.html") for n in range(3)]
+        for request in own:
+            assert _skipped(middleware, request)  # pending: the original's link may come
+        with pytest.raises(DontCloseSpider):  # none came
+            middleware.spider_idle()
+        assert sorted(r.url for r in engine.crawled) == [r.url for r in own]
+        first = engine.crawled[0]
+        middleware.process_request(first)
+        _fetch(middleware, first.url)
+        assert _skipped(middleware, Request(f"{MIRROR}/own/9.html"))  # no verdict yet
+        middleware.content_verdict(first.url, None)  # new: the mirror rule was wrong here
+        assert engine.crawled[-1].url == f"{MIRROR}/own/9.html"  # its bet re-issued
+        assert not _skipped(middleware, Request(f"{MIRROR}/own/10.html"))
+        # The rule was suspended, not reversed: a new run of copies brings it back.
+        for n in range(200, 205):
+            _fetch(middleware, f"{ORIGINAL}/p/{n}.html")
+            _fetch(middleware, f"{MIRROR}/p/{n}.html")
+            middleware.content_verdict(f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+        assert _skipped(middleware, Request(f"{MIRROR}/p/110.html"))
+    stats = _stats(middleware)
+    assert stats["simdedup/url/reissued/unsettled"] == 3
+    assert stats["simdedup/url/reissued/rule_weakened"] == 1
+
+
 def test_a_mirror_page_waits_only_for_a_host_this_crawl_fetches() -> None:
     with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
         _teach_mirror(middleware)

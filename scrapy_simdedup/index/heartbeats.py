@@ -95,12 +95,15 @@ class Heartbeats:
         seen = self._seen.get(worker)
         if seen is None:
             return False
-        still = self.clock() - seen.since
+        now = self.clock()
+        still = now - seen.since
         timeout = self._timeout_of(seen.beat)
         if still >= timeout:
             return False  # dead: ``alive`` says so
         if since is not None:
-            return seen.before < since
+            # Waited a whole timeout of this worker's: one that beats more rarely (a longer
+            # timeout of its own) is left to settle its parked requests itself.
+            return seen.before < since and now - since < self.timeout
         return seen.before == -math.inf or still > timeout / 2
 
     def _timeout_of(self, beat: bytes) -> float:

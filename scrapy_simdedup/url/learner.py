@@ -414,6 +414,24 @@ class UrlLearner:
             self.news.announce(self._with_reverses(in_force), learned=False)
         return weakened
 
+    def contradicted(self, identity: str) -> list[Rule]:
+        """A request skipped on the rule ``identity`` waited for a counterpart that never
+        came, was re-issued, and its page came back new: the rule bet on a copy of a page
+        its other host lacks (a site taken for the copy of its own partial mirror, a section
+        only this host has). Evidence against it, as a new page beside a fetched
+        counterpart is: its run of copies ends and it skips nothing until a new run. Returns
+        the rule (its bets are re-issued), or nothing when it is unknown."""
+        rule = self._rules.get(identity)
+        if rule is None:
+            return []
+        was_in_force = self._learned(rule)
+        rule.record(duplicate=False)
+        self._save(rule)
+        self._changed()
+        if self.news is not None and was_in_force:
+            self.news.announce(self._with_reverses([rule]), learned=False)
+        return [rule]
+
     def refresh(self) -> list[Rule]:
         """Every few seconds, on a store several workers share: announce the rules in force
         here and take in the others' (``url/news.py``). Returns the rules that stood here
