@@ -29,7 +29,7 @@ class SiteSizes:
     def __init__(self, limit: int = MAX_PATHS) -> None:
         self.limit = limit
         self._count = 0
-        self._per_host: dict[str, set[str]] = {}
+        self._per_host: dict[str, set[int]] = {}  # paths by their hash: no new strings kept
 
     def add(self, url: str) -> None:
         """``url`` (canonical, ``scheme://host/path?query``) was queued or fetched."""
@@ -40,8 +40,9 @@ class SiteSizes:
         known = self._per_host.get(host)
         if known is None:
             known = self._per_host[host] = set()
-        if path not in known:
-            known.add(path)
+        hashed = hash(path)
+        if hashed not in known:
+            known.add(hashed)
             self._count += 1
 
     def paths(self, host: str) -> int:
@@ -60,7 +61,7 @@ class SiteSizes:
         return None
 
 
-def _within(small: set[str], large: set[str]) -> bool:
+def _within(small: set[int], large: set[int]) -> bool:
     """``small`` is at most half of ``large``, and nearly all of it is in ``large``."""
     if not small or len(small) > PARTIAL_SHARE * len(large):
         return False
