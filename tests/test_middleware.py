@@ -143,7 +143,8 @@ def test_a_page_that_waited_in_vain_and_came_back_new_suspends_its_rule() -> Non
     """The "copy" host has a section of its own (or is the full site taken for the copy of
     its partial mirror): its pages wait for counterparts that never come. The first one
     re-issued at idle that comes back new ends the rule's run of copies: what it parked is
-    re-issued at once and the host's next pages are fetched, not deferred round by round."""
+    re-issued at once, the host's next pages are fetched, and once copies bring the rule
+    back it skips only copies whose original is at hand."""
     with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
         engine = _engine(middleware)
         _teach_mirror(middleware)
@@ -166,6 +167,8 @@ def test_a_page_that_waited_in_vain_and_came_back_new_suspends_its_rule() -> Non
             _fetch(middleware, f"{MIRROR}/p/{n}.html")
             middleware.content_verdict(f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
         assert _skipped(middleware, Request(f"{MIRROR}/p/110.html"))
+        # ...but it waits for no original that is not queued any more in this crawl.
+        assert not _skipped(middleware, Request(f"{MIRROR}/own/11.html"))
     stats = _stats(middleware)
     assert stats["simdedup/url/reissued/unsettled"] == 3
     assert stats["simdedup/url/reissued/rule_weakened"] == 1

@@ -80,6 +80,9 @@ class Rule:
     chosen: bool = False  # mirror: this direction was chosen; the reverse never skips
     candidates: int = field(default=0, compare=False)  # would-be skips since the last sample
     exemplar: str = field(default="", compare=False)  # trap: what its latest copy copied
+    # mirror: may skip a copy whose original is not queued yet (a pending bet); off for
+    # this crawl once such a bet came back new (the host has pages the other lacks)
+    waits: bool = field(default=True, compare=False)
 
     @property
     def identity(self) -> str:
@@ -111,7 +114,7 @@ class Rule:
 
     def to_json(self) -> bytes:
         data = asdict(self)
-        del data["candidates"], data["exemplar"]  # this crawl's, not evidence to keep
+        del data["candidates"], data["exemplar"], data["waits"]  # this crawl's, not evidence
         return json.dumps(data, sort_keys=True).encode()
 
     @classmethod
@@ -248,7 +251,8 @@ class UrlLearner:
                 )
             else:
                 applies = counterpart is not None and (
-                    counterpart in covered or (rule.kind == "mirror" and counterpart in awaited)
+                    counterpart in covered
+                    or (rule.kind == "mirror" and rule.waits and counterpart in awaited)
                 )
             if not applies:
                 continue
@@ -419,12 +423,15 @@ class UrlLearner:
         came, was re-issued, and its page came back new: the rule bet on a copy of a page
         its other host lacks (a site taken for the copy of its own partial mirror, a section
         only this host has). Evidence against it, as a new page beside a fetched
-        counterpart is: its run of copies ends and it skips nothing until a new run. Returns
-        the rule (its bets are re-issued), or nothing when it is unknown."""
+        counterpart is: its run of copies ends and it skips nothing until a new run. A
+        mirror also stops waiting for this crawl: once back in force (its other pages are
+        copies), it skips only copies whose original is fetched or queued. Returns the rule
+        (its bets are re-issued), or nothing when it is unknown."""
         rule = self._rules.get(identity)
         if rule is None:
             return []
         was_in_force = self._learned(rule)
+        rule.waits = False
         rule.record(duplicate=False)
         self._save(rule)
         self._changed()

@@ -129,6 +129,23 @@ def test_an_original_and_its_mirror_crawled_together_skip_most_of_one(tmp_path: 
     assert max(fetched.values()) == len(sites["original"].pages)
 
 
+def test_a_mirror_that_grew_a_section_of_its_own_loses_none_of_it(tmp_path: Path) -> None:
+    """The mirror's own pages are skipped on bets that wait for the original's links, which
+    never come. Re-issued at idle, the first one comes back new: the rule stops waiting for
+    originals that are not queued, so the rest of the section is fetched as it is found,
+    not one idle round per page (12 such rounds before; 4 when the rule was only
+    suspended, since the mirror's copies soon brought it back)."""
+    sites = urlsites.mirror_with_own_section()
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "LOG_LEVEL=DEBUG")
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", "SIMDEDUP_ENABLED=False")
+    assert _kept(plain, urls, sites) == _distinct(sites)
+    assert _kept(crawl, urls, sites) == _distinct(sites)  # all 12 pages of its own
+    assert _stat(crawl, "simdedup/url/skipped/mirror") > 0
+    waited = re.findall(r"re-issued (\S+/own/\d+) \(unsettled", crawl.log)
+    assert len(waited) == 1, waited  # the first of its own pages a bet waited for, alone
+
+
 def test_a_site_grown_between_two_crawls_loses_nothing_to_old_rules(tmp_path: Path) -> None:
     site = urlsites.news(grown=False)
     sites = {"news": site}

@@ -184,6 +184,23 @@ def mirrored_with_failures(
     return {"original": original, "mirror": mirror}
 
 
+def mirror_with_own_section(shared: int = 30, own: int = 12) -> dict[str, Site]:
+    """An original and a mirror of its docs that grew a section of its own: a chain of
+    ``own`` pages (each links the next), linked from the mirror's docs past the 15th only.
+    The mirror answers 50 ms later, so its docs come second: it is taken for the copy."""
+    original, mirror = Site(), Site()
+    docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
+    for site, delay in ((original, 0.0), (mirror, 0.05)):
+        site.pages["/"] = page("home", docs[:10], delay=delay)
+        for n, path in enumerate(docs):
+            extra = ("/own/1",) if site is mirror and n >= 15 else ()
+            site.pages[path] = page(f"doc-{path}", docs[n + 1 : n + 11] + extra, delay=delay)
+    for n in range(1, own + 1):
+        links = (f"/own/{n + 1}",) if n < own else ()
+        mirror.pages[f"/own/{n}"] = page(f"own-{n}", links, delay=0.05)
+    return {"original": original, "mirror": mirror}
+
+
 def news(grown: bool) -> Site:
     """Sections with ``?page=N``: one page each at first (every ``?page`` repeats page 1),
     three distinct pages each once grown; product pages that were "unavailable" (one
