@@ -185,6 +185,14 @@ def test_the_first_choice_of_the_copy_host_stands_when_the_reverse_appears_later
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
 
 
+def _copies(
+    learner: UrlLearner, fetched: Fetched, copy: str, original: str, numbers: range, *, section: str
+) -> None:
+    """Pages ``numbers`` of ``section`` on ``copy`` found copies of those on ``original``."""
+    for n in numbers:
+        _copy(learner, fetched, f"{copy}/{section}/{n}", f"{original}/{section}/{n}")
+
+
 PARTIAL = "http://p.example"
 
 
@@ -194,11 +202,10 @@ def test_a_host_chosen_as_an_original_is_never_made_the_copy_of_a_partial_mirror
     that never come, re-fetched at the end."""
     fetched = Fetched({f"{ORIGINAL}/p/100", f"{MIRROR}/p/100", f"{PARTIAL}/p/100"})
     learner = _learner(fetched, min_evidence=3)
-    for n in range(3):
-        _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+    _copies(learner, fetched, MIRROR, ORIGINAL, range(3), section="p")
     assert learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip  # m copies a
-    for n in range(3, 9):  # only ever this way round
-        _copy(learner, fetched, f"{ORIGINAL}/p/{n}", f"{PARTIAL}/p/{n}")
+    # Only ever this way round.
+    _copies(learner, fetched, ORIGINAL, PARTIAL, range(3, 9), section="p")
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
     to_original = learner.decide(url_parts(f"{PARTIAL}/p/100"), fetched)
     assert to_original.skip and to_original.counterpart == f"{ORIGINAL}/p/100"
@@ -211,11 +218,10 @@ def test_a_host_chosen_as_an_original_is_never_made_the_copy_of_a_partial_mirror
 def test_a_host_chosen_as_a_copy_stays_one_rather_than_be_copied() -> None:
     fetched = Fetched({f"{ORIGINAL}/p/100", f"{MIRROR}/p/100", f"{PARTIAL}/p/100"})
     learner = _learner(fetched, min_evidence=3)
-    for n in range(3):
-        _copy(learner, fetched, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+    _copies(learner, fetched, MIRROR, ORIGINAL, range(3), section="p")
     assert learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip  # m copies a
-    for n in range(3, 9):  # p's pages come second to m's: p would copy a copy
-        _copy(learner, fetched, f"{PARTIAL}/p/{n}", f"{MIRROR}/p/{n}")
+    # p's pages come second to m's: p would copy a copy.
+    _copies(learner, fetched, PARTIAL, MIRROR, range(3, 9), section="p")
     assert not learner.decide(url_parts(f"{PARTIAL}/p/100"), fetched - {f"{ORIGINAL}/p/100"}).skip
     assert learner.decide(url_parts(f"{MIRROR}/p/100"), {f"{PARTIAL}/p/100"}).skip
 
@@ -231,8 +237,7 @@ def test_a_partial_mirror_is_the_copy_of_the_site_with_far_more_paths() -> None:
     for n in range(12):
         learner.sizes.add(f"{PARTIAL}/p/{n}")
     assert (learner.sizes.paths("a.example"), learner.sizes.paths("p.example")) == (30, 12)
-    for n in range(5):
-        _copy(learner, fetched, f"{ORIGINAL}/p/{n}", f"{PARTIAL}/p/{n}")
+    _copies(learner, fetched, ORIGINAL, PARTIAL, range(5), section="p")
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
     assert learner.decide(url_parts(f"{PARTIAL}/p/100"), fetched).skip
     assert [rule.describe() for rule in learner.learned_rules() if rule.chosen] == [
@@ -257,8 +262,7 @@ def test_a_site_whose_section_a_larger_portal_copies_stays_the_original() -> Non
     _known(learner, ORIGINAL, range(10), "guide")  # the docs site's own section
     _known(learner, PORTAL, range(25), "docs")
     _known(learner, PORTAL, range(50), "portal")
-    for n in range(5):
-        _copy(learner, fetched, f"{PORTAL}/docs/{n}", f"{ORIGINAL}/docs/{n}")
+    _copies(learner, fetched, PORTAL, ORIGINAL, range(5), section="docs")
     awaited = {f"{PORTAL}/guide/7"}
     assert not learner.decide(url_parts(f"{ORIGINAL}/guide/7"), fetched, awaited=awaited).skip
     assert learner.decide(url_parts(f"{PORTAL}/docs/100"), fetched).skip
@@ -270,14 +274,12 @@ def test_a_site_whose_section_a_larger_portal_copies_stays_the_original() -> Non
 def test_an_original_stays_one_though_its_known_paths_are_a_part_of_a_larger_host() -> None:
     fetched = Fetched({f"{ORIGINAL}/docs/100", f"{MIRROR}/docs/100", f"{PORTAL}/docs/100"})
     learner = _learner(fetched, min_evidence=3)
-    for n in range(3):
-        _copy(learner, fetched, f"{MIRROR}/docs/{n}", f"{ORIGINAL}/docs/{n}")
+    _copies(learner, fetched, MIRROR, ORIGINAL, range(3), section="docs")
     assert learner.decide(url_parts(f"{MIRROR}/docs/100"), fetched).skip  # m copies a
     _known(learner, ORIGINAL, range(25), "docs")
     _known(learner, PORTAL, range(25), "docs")
     _known(learner, PORTAL, range(50), "portal")
-    for n in range(3, 9):
-        _copy(learner, fetched, f"{PORTAL}/docs/{n}", f"{ORIGINAL}/docs/{n}")
+    _copies(learner, fetched, PORTAL, ORIGINAL, range(3, 9), section="docs")
     awaited = {f"{PORTAL}/docs/200"}
     assert not learner.decide(url_parts(f"{ORIGINAL}/docs/200"), fetched, awaited=awaited).skip
     assert learner.decide(url_parts(f"{PORTAL}/docs/100"), fetched).skip

@@ -22,12 +22,11 @@ from typing import TYPE_CHECKING
 
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.shared import delete_if
-from scrapy_simdedup.index.stores.atomic import AtomicStore
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from scrapy_simdedup.index.stores.base import Store
+    from scrapy_simdedup.index.stores.atomic import AtomicStore
 
 DEFAULT_TIMEOUT = 60.0
 MAX_WATCHED = 10_000
@@ -40,7 +39,7 @@ class Heartbeats:
 
     def __init__(
         self,
-        store: Store,
+        store: AtomicStore,
         timeout: float = DEFAULT_TIMEOUT,
         *,
         worker: str | None = None,
@@ -119,11 +118,7 @@ class Heartbeats:
         standing still: a worker that was stalled, not dead, and beats again stays."""
         seen = self._seen.pop(worker, None)
         if worker and worker != self.worker and seen is not None:
-            key = _key(worker)
-            if isinstance(self.store, AtomicStore):
-                delete_if(self.store, key, seen.beat)
-            elif self.store.get(key) == seen.beat:  # a store only this process writes
-                self.store.write({}, [key])
+            delete_if(self.store, _key(worker), seen.beat)
 
 
 @dataclass(frozen=True, slots=True)
