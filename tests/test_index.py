@@ -77,7 +77,21 @@ def test_add_query_or_add_and_replace(kind: str, tmp_path: Path) -> None:
         assert index.query(0xFFFF_0000_FFFF_0000) == []
         assert [m.key for m in index.query(0x1234_5678_9ABC_DEF0)] == ["https://a.example/1"]
         assert len(index) == 1
+        # Looked up and added again far from its stored fingerprint, a page moves too.
+        moved = index.query_or_add(0xFFFF_FFFF_0000_FFFF, "https://a.example/1", b"later")
+        assert moved.added and moved.matches == []
+        assert index.query(0x1234_5678_9ABC_DEF0) == []
+        assert [(m.key, m.payload) for m in index.query(0xFFFF_FFFF_0000_FFFF)] == [
+            ("https://a.example/1", b"later")
+        ]
+        assert len(index) == 1
         assert index.verify().consistent
+        # A companion's entries carry its namespace; the top bucket of every table too.
+        urls = index.companion(b"u", max_distance=2)
+        assert urls.query_or_add(2**64 - 1, "https://a.example/top").added
+        assert urls.query_or_add(2**64 - 2, "https://a.example/copy").matches[0].distance == 1
+        assert (len(urls), len(index)) == (1, 1)
+        assert urls.verify().consistent and urls.verify().documents == 1
 
 
 def test_sentence_owners_are_every_first_owner_once(kind: str, tmp_path: Path) -> None:

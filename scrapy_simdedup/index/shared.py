@@ -52,12 +52,14 @@ def near_or_add(
         limit=index.design.max_distance,
         documents=index.namespace + keyspace.DOCUMENT,
     )
-    old: bytes | None = None
-    for _ in range(MAX_ATTEMPTS):
+    probed = store.near_or_add(probe, doc_key, record, index.count_key)
+    if probed.near or probed.written:
+        return probed
+    for _ in range(MAX_ATTEMPTS):  # the key has a record, far from here: move it
+        old = store.get(index.document_key(doc_key))
         probed = store.near_or_write(probe, _move(index, fingerprint, doc_key, record, old))
         if probed.near or probed.written:
             return probed
-        old = store.get(index.document_key(doc_key))  # stored meanwhile, far from here
     raise _busy(store, doc_key)
 
 

@@ -62,6 +62,13 @@ class AtomicStore(Store, Protocol):
     def near_or_write(self, probe: NearProbe, write: GuardedWrite) -> Probed:
         """The documents ``probe`` finds; when there are none, ``write`` if it holds."""
 
+    def near_or_add(self, probe: NearProbe, name: bytes, record: bytes, counter: bytes) -> Probed:
+        """``near_or_write`` of a document not stored yet, in short: when ``probe`` finds
+        nothing and ``probe.documents + name`` is absent, put ``record`` there and, per
+        table, the key of its range's start with the query in place of the last 8 bytes,
+        followed by ``name``; ``counter`` goes up by one. Absent or not, nothing near means
+        an empty ``near``; ``written`` says which."""
+
     def write_if(self, write: GuardedWrite) -> bool:
         """Apply ``write`` if its expectations hold; False (nothing written) otherwise."""
 

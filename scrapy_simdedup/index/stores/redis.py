@@ -31,6 +31,8 @@ from scrapy_simdedup.index.stores.atomic import Probed
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
 
+    from redis.commands.core import Script
+
     from scrapy_simdedup.index.stores.atomic import GuardedWrite, NearProbe
 
 DEFAULT_MAX_BUCKET = 10_000
@@ -82,6 +84,7 @@ class RedisStore:
                 self._client = RedisCluster.from_url(url, **options)
                 self.location += " (Redis Cluster, one slot)"
             self._near_or_write = self._client.register_script(redis_scripts.NEAR_OR_WRITE)
+            self._near_or_add = self._client.register_script(redis_scripts.NEAR_OR_ADD)
             self._write_if = self._client.register_script(redis_scripts.WRITE_IF)
             self._put_absent = self._client.register_script(redis_scripts.PUT_ABSENT)
             self._append = self._client.register_script(redis_scripts.APPEND)
@@ -155,6 +158,12 @@ class RedisStore:
             raise StoreError(f"writing {self.location} failed: {exc}") from exc
 
     def near_or_write(self, probe: NearProbe, write: GuardedWrite) -> Probed:
+        return self._probed(self._near_or_write, probe, _flat(write))
+
+    def near_or_add(self, probe: NearProbe, name: bytes, record: bytes, counter: bytes) -> Probed:
+        return self._probed(self._near_or_add, probe, [name, record, counter])
+
+    def _probed(self, script: Script, probe: NearProbe, tail: list[bytes | int]) -> Probed:
         self._open()
         args: list[bytes | int] = [
             probe.limit, self.max_bucket, probe.offset + 1, probe.documents, len(probe.ranges)
@@ -162,7 +171,7 @@ class RedisStore:
         for (start, stop), query in zip(probe.ranges, probe.queries, strict=True):
             args += (start, stop, query)
         try:
-            reply = self._near_or_write(keys=[self._keys, self._values], args=args + _flat(write))
+            reply = script(keys=[self._keys, self._values], args=args + tail)
         except redis.RedisError as exc:
             raise StoreError(f"looking up and adding in {self.location} failed: {exc}") from exc
         self.overflow += reply[0]

@@ -109,12 +109,7 @@ end
 return present
 """
 
-# ARGV: limit, max bucket, offset (1-based), documents prefix, #ranges, (start, stop, query)...,
-# then a guarded write. Returns {overflowed ranges, malformed keys, written (0/1),
-# (name, distance, record)...}.
-NEAR_OR_WRITE = (
-    _WRITE
-    + """
+_NEAR = """
 local limit, bucket = tonumber(ARGV[1]), tonumber(ARGV[2])
 local offset, documents = tonumber(ARGV[3]), ARGV[4]
 local i = 6
@@ -157,7 +152,59 @@ for _, name in ipairs(names) do
     out[#out + 1] = record
   end
 end
+"""
+
+# ARGV: limit, max bucket, offset (1-based), documents prefix, #ranges, (start, stop, query)...,
+# then a guarded write. Returns {overflowed ranges, malformed keys, written (0/1),
+# (name, distance, record)...}.
+NEAR_OR_WRITE = (
+    _WRITE
+    + _NEAR
+    + """
 if #out == 3 and guarded_write(i) then out[3] = 1 end
+return out
+"""
+)
+
+# The hot path's short form of NEAR_OR_WRITE for a page not stored yet (half the arguments,
+# no table key sent twice). ARGV as NEAR_OR_WRITE up to the ranges, then name, record,
+# counter. Writes only when nothing is near and ``documents .. name`` is absent: the record,
+# and per table the range's head (the start key without its last 8 bytes) .. query .. name.
+NEAR_OR_ADD = (
+    _NEAR
+    + """
+local name, record, counter = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+local key = documents .. name
+if #out == 3 and redis.call('HEXISTS', KEYS[2], key) == 0 then
+  local members, fields = {0, key}, {key, record}
+  for r = 6, 5 + 3 * tonumber(ARGV[5]), 3 do
+    local entry = string.sub(ARGV[r], 1, offset - 1) .. ARGV[r + 2] .. name
+    members[#members + 1] = 0
+    members[#members + 1] = entry
+    fields[#fields + 1] = entry
+    fields[#fields + 1] = ''
+  end
+  local raw = redis.call('HGET', KEYS[2], counter)
+  local n = 1
+  if raw then
+    n = 0
+    for b = 1, #raw do n = n * 256 + string.byte(raw, b) end
+    n = n + 1
+  else
+    members[#members + 1] = 0
+    members[#members + 1] = counter
+  end
+  local packed = {}
+  for b = 8, 1, -1 do
+    packed[b] = string.char(n % 256)
+    n = math.floor(n / 256)
+  end
+  fields[#fields + 1] = counter
+  fields[#fields + 1] = table.concat(packed)
+  redis.call('ZADD', KEYS[1], unpack(members))
+  redis.call('HSET', KEYS[2], unpack(fields))
+  out[3] = 1
+end
 return out
 """
 )
