@@ -96,13 +96,17 @@ def redis_memory(pages: int) -> None:
             client.memory_usage(f"{tag}:{name}", samples=0) or 0 for name in ("keys", "values")
         )
         entries = client.zcard(f"{tag}:keys")
+        fields = client.hlen(f"{tag}:values")
     finally:
         servers[0].terminate()
         servers[0].wait()
         shutil.rmtree(folder, ignore_errors=True)
     used = (after["used_memory"] - before["used_memory"]) / pages
     rss = (after["used_memory_rss"] - before["used_memory_rss"]) / pages
-    print(f"{pages:,} pages, {entries:,} keys ({entries / pages:.1f} per page)")
+    print(
+        f"{pages:,} pages: {entries:,} sorted-set entries ({entries / pages:.1f} per page), "
+        f"{fields:,} hash fields ({fields / pages:.1f} per page)"
+    )
     print(f"bytes per page: used_memory {used:,.0f}, used_memory_rss {rss:,.0f}, "
           f"MEMORY USAGE of the two keys {keys / pages:,.0f}")  # fmt: skip
     for projected in (10_000_000, 100_000_000):

@@ -173,6 +173,48 @@ def test_malformed_entries_in_redis_are_skipped_and_counted(redis_url: str) -> N
         assert index.skipped_entries == 1  # the one in the queried bucket, shown in the stats
 
 
+def test_each_kind_of_key_is_kept_where_it_is_read(redis_url: str) -> None:
+    # Table entries are found by range only, owners read by key only: one copy each.
+    client = redis.Redis.from_url(redis_url)
+    with open_index(redis_url, prefix="layout") as index:
+        assert index.query_or_add(0x1234_5678_9ABC_DEF0, "page", b"sketch").added
+        index.add(0x0F0F_0F0F_0F0F_0F0F, "other")
+        index.record_sentences([11, 12], "page")
+        assert index.exact_or_add(7, "page") is None
+        sorted_keys = set(client.zrange("{layout}:keys", 0, -1))
+        hashed = set(client.hkeys("{layout}:values"))
+        entries = {k for k in sorted_keys if k.startswith(b"t")}
+        owners = {k for k in hashed if k.startswith((b"s", b"x"))}
+        assert len(entries) == 2 * 4 and len(owners) == 3
+        assert not entries & hashed and not owners & sorted_keys
+        assert {b"dpage", b"dother"} <= sorted_keys & hashed
+        assert index.sentence_owners([12, 11]) == ["page"]
+        assert index.exact_or_add(7, "copy") == "page"
+        assert [m.key for m in index.query(0x1234_5678_9ABC_DEF1)] == ["page"]
+        assert index.verify().consistent and index.verify().documents == 2
+        assert index.discard("page") and index.verify().consistent
+
+
+def test_a_store_written_with_every_key_in_both_places_still_reads(redis_url: str) -> None:
+    # Earlier versions kept every key in the sorted set and in the hash.
+    client = redis.Redis.from_url(redis_url)
+    with open_index(redis_url, prefix="before") as index:
+        index.add(0x1234_5678_9ABC_DEF0, "page", b"sketch")
+        index.record_sentences([11], "page")
+        for key in client.zrange("{before}:keys", 0, -1):
+            if client.hget("{before}:values", key) is None:
+                client.hset("{before}:values", key, b"")
+        for key in client.hkeys("{before}:values"):
+            client.zadd("{before}:keys", {key: 0})
+        assert index.sentence_owners([11]) == ["page"]
+        assert [m.key for m in index.query(0x1234_5678_9ABC_DEF1)] == ["page"]
+        assert not index.query_or_add(0x1234_5678_9ABC_DEF3, "copy").added
+        assert index.verify().consistent
+        assert index.discard("page") and len(index) == 0
+        left = set(client.zrange("{before}:keys", 0, -1)) | set(client.hkeys("{before}:values"))
+        assert not {k for k in left if k.startswith((b"t", b"d"))}  # gone from both places
+
+
 def test_two_crawls_share_one_redis_index(redis_url: str, tmp_path: Path) -> None:
     with serve_sites() as sites:
         redis_settings = [

@@ -69,6 +69,19 @@ def test_values_are_bytes_as_given(store: Store) -> None:
     assert store.get(b"empty") == b""
 
 
+def test_a_long_scan_pages_through_every_key_once(store: Store) -> None:
+    keys = [b"t" + n.to_bytes(2, "big") for n in range(2_500)]  # more than a chunk of Redis's
+    store.write(dict.fromkeys(keys[::2], b""))
+    store.write(dict.fromkeys(keys[1::2], b"v"))
+    scanned = list(store.scan(b"t", b"u"))
+    assert [key for key, _ in scanned] == keys
+    assert [value for _, value in scanned] == [b"", b"v"] * 1_250
+    assert (store.get(keys[0]), store.get(keys[1])) == (b"", b"v")
+    store.write({keys[1]: b""}, deletes=[keys[0]])  # a value taken away is not left behind
+    assert (store.get(keys[0]), store.get(keys[1])) == (None, b"")
+    assert store.keys([(b"t", b"t\x00\x02")]) == [keys[1]]
+
+
 def test_closed_store_refuses(store: Store) -> None:
     store.close()
     with pytest.raises(StoreError, match="closed"):

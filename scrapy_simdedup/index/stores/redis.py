@@ -1,7 +1,9 @@
 """The Redis store: one index shared by every process of a crawl spread over many machines.
 
 Keys live in one sorted set (all scores 0, so ``ZRANGEBYLEX`` gives byte order and a prefix
-is a range) and values in one hash; both names share the hash tag ``{prefix}``, so on a
+is a range) and values in one hash, each kind where it is read from (``redis_layout``: a
+table entry in the sorted set alone, a sentence owner in the hash alone); both names share
+the hash tag ``{prefix}``, so on a
 Redis Cluster they sit in one slot and a write stays one ``MULTI``/``EXEC`` transaction.
 A look-up and the add it decides are one Lua script (``redis_scripts.py``), which Redis runs
 with no other command in between: workers never queue on a lock, and when two meet copies
@@ -25,7 +27,7 @@ from redis.retry import Retry
 
 from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.index.location import redacted
-from scrapy_simdedup.index.stores import redis_scripts
+from scrapy_simdedup.index.stores import redis_layout, redis_scripts
 from scrapy_simdedup.index.stores.atomic import Probed
 
 if TYPE_CHECKING:
@@ -88,6 +90,7 @@ class RedisStore:
             self._write_if = self._client.register_script(redis_scripts.WRITE_IF)
             self._put_absent = self._client.register_script(redis_scripts.PUT_ABSENT)
             self._append = self._client.register_script(redis_scripts.APPEND)
+            self._scan = self._client.register_script(redis_scripts.SCAN)
         except (redis.RedisError, ValueError) as exc:
             raise StoreError(
                 f"cannot reach Redis at {redacted(url)} ({exc}); is redis-server running "
@@ -101,30 +104,33 @@ class RedisStore:
 
     def get(self, key: bytes) -> bytes | None:
         try:
-            value: bytes | None = self._open().hget(self._values, key)  # type: ignore[assignment]
+            client = self._open()
+            if not key.startswith(redis_layout.ENTRY_PREFIXES):
+                value: bytes | None = client.hget(self._values, key)  # type: ignore[assignment]
+                return value
+            pipe = client.pipeline(transaction=True)  # a table entry: maybe without value
+            pipe.hget(self._values, key)
+            pipe.zscore(self._keys, key)
+            value, score = pipe.execute()
         except redis.RedisError as exc:
             raise StoreError(f"reading {self.location} failed: {exc}") from exc
-        return value
+        return value if value is not None or score is None else b""
 
     def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
+        """Every key found by range: not sentence and exact-text owners (``redis_layout``)."""
         low = b"[" + start
         while True:
+            self._open()
             try:
-                client = self._open()
-                keys: list[bytes] = client.zrangebylex(  # type: ignore[assignment]
-                    self._keys, low, b"(" + stop, start=0, num=_SCAN_CHUNK
-                )
-                values: list[bytes | None] = (
-                    client.hmget(self._values, keys) if keys else []  # type: ignore[assignment]
+                chunk = self._scan(
+                    keys=[self._keys, self._values], args=[low, b"(" + stop, _SCAN_CHUNK]
                 )
             except redis.RedisError as exc:
                 raise StoreError(f"reading {self.location} failed: {exc}") from exc
-            for key, value in zip(keys, values, strict=True):
-                if value is not None:  # removed between the two reads
-                    yield key, value
-            if len(keys) < _SCAN_CHUNK:
+            yield from zip(chunk[::2], chunk[1::2], strict=True)
+            if len(chunk) < 2 * _SCAN_CHUNK:
                 return
-            low = b"(" + keys[-1]
+            low = b"(" + chunk[-2]
 
     def keys(self, ranges: Iterable[tuple[bytes, bytes]]) -> list[bytes]:
         try:
@@ -150,9 +156,14 @@ class RedisStore:
             if deleted:
                 pipe.zrem(self._keys, *deleted)
                 pipe.hdel(self._values, *deleted)
-            if puts:
-                pipe.zadd(self._keys, dict.fromkeys(puts, 0))
-                pipe.hset(self._values, mapping=dict(puts))  # type: ignore[arg-type]
+            ranged = [key for key, value in puts.items() if not redis_layout.hashed_only(key)]
+            valued = {k: v for k, v in puts.items() if not redis_layout.sorted_only(k, v)}
+            if ranged:
+                pipe.zadd(self._keys, dict.fromkeys(ranged, 0))
+            if valued:
+                pipe.hset(self._values, mapping=valued)  # type: ignore[arg-type]
+            if len(valued) < len(puts):  # empty table entries: no value left behind
+                pipe.hdel(self._values, *(key for key in puts if key not in valued))
             pipe.execute()
         except redis.RedisError as exc:
             raise StoreError(f"writing {self.location} failed: {exc}") from exc

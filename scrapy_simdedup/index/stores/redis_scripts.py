@@ -3,7 +3,8 @@
 Redis runs a script alone: no other command of any client runs between its first read and
 its last write, and its writes reach the append-only file and replicas as one ``MULTI``
 block (all or none after a crash). Every script gets ``KEYS[1]`` (the sorted set of keys)
-and ``KEYS[2]`` (the hash of values), which share one hash tag, so they sit in one slot.
+and ``KEYS[2]`` (the hash of values), which share one hash tag, so they sit in one slot;
+which kind of key goes in which is ``redis_layout``'s rule, shared with the Python side.
 
 Arguments are flat: a guarded write is ``#expect, (key, "1" value | "0" ""), #puts, (key,
 value)..., #deletes, key..., counter, delta``. Lua numbers are doubles, so Hamming
@@ -12,12 +13,11 @@ distance is taken byte by byte and an 8-byte count stays exact below 2**53.
 
 from __future__ import annotations
 
-_WRITE = """
-local function put(key, value)
-  redis.call('ZADD', KEYS[1], 0, key)
-  redis.call('HSET', KEYS[2], key, value)
-end
+from scrapy_simdedup.index.stores import redis_layout
 
+_WRITE = (
+    redis_layout.LUA
+    + """
 local function count_bytes(n)
   local out = {}
   for b = 8, 1, -1 do
@@ -31,7 +31,7 @@ end
 local function guarded_write(i)
   local n = tonumber(ARGV[i]); i = i + 1
   for _ = 1, n do
-    local current = redis.call('HGET', KEYS[2], ARGV[i])
+    local current = value_of(ARGV[i])
     if ARGV[i + 1] == '0' then
       if current then return false end
     elseif current ~= ARGV[i + 2] then
@@ -44,8 +44,7 @@ local function guarded_write(i)
   i = i + 2 * puts
   local deletes = tonumber(ARGV[i]); i = i + 1
   for _ = 1, deletes do
-    redis.call('ZREM', KEYS[1], ARGV[i])
-    redis.call('HDEL', KEYS[2], ARGV[i])
+    remove(ARGV[i])
     i = i + 1
   end
   for p = 0, puts - 1 do
@@ -63,6 +62,7 @@ local function guarded_write(i)
   return true
 end
 """
+)
 
 WRITE_IF = (
     _WRITE
@@ -86,28 +86,46 @@ end
 put(ARGV[1], count_bytes(n))
 put(ARGV[2] .. count_bytes(n), ARGV[3])
 local gone = n - tonumber(ARGV[4])
-if gone >= 1 then
-  redis.call('ZREM', KEYS[1], ARGV[2] .. count_bytes(gone))
-  redis.call('HDEL', KEYS[2], ARGV[2] .. count_bytes(gone))
-end
+if gone >= 1 then remove(ARGV[2] .. count_bytes(gone)) end
 return n
 """
 )
 
-PUT_ABSENT = """
+PUT_ABSENT = (
+    redis_layout.LUA
+    + """
 local present = {}
 for i = 1, #ARGV, 2 do
-  local current = redis.call('HGET', KEYS[2], ARGV[i])
+  local current = value_of(ARGV[i])
   if current then
     present[#present + 1] = ARGV[i]
     present[#present + 1] = current
   else
-    redis.call('ZADD', KEYS[1], 0, ARGV[i])
-    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+    put(ARGV[i], ARGV[i + 1])
   end
 end
 return present
 """
+)
+
+# ARGV: low (inclusive), high (exclusive), count. A chunk of a range read in one step, so a
+# key removed meanwhile is never returned: {key, value, ...}, values as ``value_of`` reads.
+SCAN = (
+    redis_layout.LUA
+    + """
+local keys = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
+local out = {}
+if #keys == 0 then return out end
+local values = redis.call('HMGET', KEYS[2], unpack(keys))
+for k = 1, #keys do
+  local value = values[k]
+  if not value and is_entry(keys[k]) then value = '' end
+  out[#out + 1] = keys[k]
+  out[#out + 1] = value or ''
+end
+return out
+"""
+)
 
 _NEAR = """
 local limit, bucket = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -177,12 +195,9 @@ local name, record, counter = ARGV[i], ARGV[i + 1], ARGV[i + 2]
 local key = documents .. name
 if #out == 3 and redis.call('HEXISTS', KEYS[2], key) == 0 then
   local members, fields = {0, key}, {key, record}
-  for r = 6, 5 + 3 * tonumber(ARGV[5]), 3 do
-    local entry = string.sub(ARGV[r], 1, offset - 1) .. ARGV[r + 2] .. name
+  for r = 6, 5 + 3 * tonumber(ARGV[5]), 3 do  -- table entries: in the sorted set alone
     members[#members + 1] = 0
-    members[#members + 1] = entry
-    fields[#fields + 1] = entry
-    fields[#fields + 1] = ''
+    members[#members + 1] = string.sub(ARGV[r], 1, offset - 1) .. ARGV[r + 2] .. name
   end
   local raw = redis.call('HGET', KEYS[2], counter)
   local n = 1
