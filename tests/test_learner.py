@@ -118,6 +118,45 @@ def test_parameters_that_change_nothing_are_learned_per_host() -> None:
     assert not learner.decide(url_parts(f"{MIRROR}/doc/9?sid=zzz&x=1"), fetched).skip
 
 
+def test_a_parameter_rule_holds_in_its_section_for_the_values_its_copies_showed() -> None:
+    # A CMS links each single-page article again as "page 1 of 1"; its forum's threads
+    # really have more pages. What the articles show says nothing of the threads.
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(6):
+        _copy(learner, fetched, f"{ORIGINAL}/article/{n}?page=1", f"{ORIGINAL}/article/{n}")
+    fetched.update({f"{ORIGINAL}/article/9", f"{ORIGINAL}/forum/thread/1"})
+    assert learner.decide(url_parts(f"{ORIGINAL}/article/9?page=1"), fetched).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/forum/thread/1?page=1"), fetched).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/article/9?page=2"), fetched).skip
+    (rule,) = learner.learned_rules()
+    assert rule.describe() == "a.example: parameters page (1) change nothing on /article/"
+    # A session id shows a new value in every copy: three of them and it covers any value.
+    for n in range(3):
+        _copy(learner, fetched, f"{ORIGINAL}/doc/{n}?sid=s{n}", f"{ORIGINAL}/doc/{n}")
+    fetched.add(f"{ORIGINAL}/doc/9")
+    assert learner.decide(url_parts(f"{ORIGINAL}/doc/9?sid=new"), fetched).skip
+    fetched.add(f"{ORIGINAL}/doc/sub/9")
+    assert not learner.decide(url_parts(f"{ORIGINAL}/doc/sub/9?sid=new"), fetched).skip
+
+
+def test_a_parameter_rule_learned_host_wide_by_an_earlier_version_applies_nowhere(
+    tmp_path: Path,
+) -> None:
+    store = open_store("leveldb", path=tmp_path / "index")
+    try:
+        legacy = b'{"candidates": 0, "chosen": false, "content_duplicates": 0, "duplicates": 9, '
+        legacy += b'"host": "a.example", "kind": "pattern", "names": ["page"], "other": "", '
+        legacy += b'"streak": 9, "template": "", "uniques": 0}'
+        store.write({keyspace.RULES + b"legacy": legacy})
+        fetched = Fetched({f"{ORIGINAL}/forum/thread/1"})
+        learner = _learner(fetched, store, probation=False)  # type: ignore[arg-type]
+        assert [rule.names for rule in learner.learned_rules()] == [("page",)]
+        assert not learner.decide(url_parts(f"{ORIGINAL}/forum/thread/1?page=2"), fetched).skip
+    finally:
+        store.close()
+
+
 def test_a_trap_template_needs_twice_the_evidence() -> None:
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=3)

@@ -80,11 +80,13 @@ def test_a_failure_seen_by_one_worker_weakens_the_rule_on_the_other(store: Redis
     # Worker two fetched a sid URL that turned out new: announced at once.
     fetched_two.update({f"{SITE}/p/7?sid=7", f"{SITE}/p/7"})
     assert [rule.describe() for rule in two.observe(url_parts(f"{SITE}/p/7?sid=7"), None)] == [
-        "a.example: parameters sid change nothing"
+        "a.example: parameters sid change nothing on /p/"
     ]
     clock.now += 2.0
     weakened = one.refresh()
-    assert [rule.describe() for rule in weakened] == ["a.example: parameters sid change nothing"]
+    assert [rule.describe() for rule in weakened] == [
+        "a.example: parameters sid change nothing on /p/"
+    ]
     assert not one.decide(asked, at_hand, tally=False).skip
     # One's announcement, written before it read the failure, does not revive the rule.
     two.refresh()

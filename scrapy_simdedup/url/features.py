@@ -64,3 +64,13 @@ def path_template(parts: UrlParts) -> str:
         shape = value_shape(segment)
         shaped.append(segment if shape in ("word", "other", "empty") else f"{{{shape}}}")
     return parts.host + "/" + "/".join(shaped)
+
+
+def section_template(parts: UrlParts) -> str:
+    """``path_template`` without its last segment: ``h/forum/thread/`` for any thread.
+
+    The scope of a parameter rule: ``?page=`` that changes nothing on ``/article/{int}``
+    says nothing about ``/forum/thread/{int}``.
+    """
+    template = path_template(parts)
+    return template[: template.rfind("/") + 1]

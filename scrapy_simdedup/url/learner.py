@@ -10,7 +10,11 @@ one of three kinds of rule:
   boilerplate (``/terms``, ``/about``) is no mirror. One host of the pair is chosen as the
   copy when the rule is first used, and the choice is stored and kept.
 * **pattern**: on host A, a query parameter (session id, tracking, sort order) that
-  changes nothing: copies differed from their originals in it. One rule per parameter.
+  changes nothing: copies differed from their originals in it. One rule per parameter and
+  section (``section_template``: ``/article/`` and ``/forum/thread/`` are learned apart,
+  since a CMS's "page 1 of 1" says nothing of a forum's pages), and until copies showed
+  ``GENERAL_VALUES`` values of it, only for the values they showed (``?page=1`` leading
+  to the page itself says nothing of ``?page=2``).
 * **trap**: pages of one path template (``/calendar/{date}``) are copies of each other, an
   endless calendar or pager. This rule needs twice the evidence; its counterpart is the page
   the latest copies copied (its ``exemplar``), which must be in this crawl's feed: a
@@ -39,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from scrapy_simdedup.index import keyspace
-from scrapy_simdedup.url.features import path_template
+from scrapy_simdedup.url.features import path_template, section_template
 from scrapy_simdedup.url.parts import UrlParts
 from scrapy_simdedup.url.shapes import is_variable
 from scrapy_simdedup.url.sitesize import SiteSizes
@@ -51,6 +55,9 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.news import RuleNews
 
 MIN_EVIDENCE = 3
+GENERAL_VALUES = 3
+"""Distinct values of a parameter its copies must show before its rule covers any value."""
+MAX_VALUE_CHARS = 200
 MIN_DUPLICATE_SHARE = 0.9
 SAMPLE_EVERY = 20
 MAX_RULES = 10_000
@@ -72,7 +79,8 @@ class Rule:
     host: str
     other: str = ""  # mirror: the original host; strict: the fetched URL it is near
     names: tuple[str, ...] = ()  # pattern: the parameters that change nothing
-    template: str = ""  # trap: the path template
+    template: str = ""  # trap: the path template; pattern: the section (none: applies nowhere)
+    values: tuple[str, ...] = ()  # pattern: values its copies showed, GENERAL_VALUES at most
     duplicates: int = 0
     uniques: int = 0
     streak: int = 0  # duplicates since the last new page
@@ -92,7 +100,12 @@ class Rule:
         if self.kind == "mirror":
             return f"{self.host} mirrors {self.other}"
         if self.kind == "pattern":
-            return f"{self.host}: parameters {', '.join(self.names)} change nothing"
+            section = _path(self.template)
+            values = "" if len(self.values) >= GENERAL_VALUES else f" ({' or '.join(self.values)})"
+            return (
+                f"{self.host}: parameters {', '.join(self.names)}{values} change nothing"
+                f" on /{section}"
+            )
         if self.kind == "trap":
             return f"{self.template} is a trap (its pages copy each other)"
         return f"near the fetched {self.other}"
@@ -121,7 +134,24 @@ class Rule:
     def from_json(cls, raw: bytes) -> Rule:
         data = json.loads(raw)
         data["names"] = tuple(data["names"])
+        data["values"] = tuple(data.get("values", ()))
         return cls(**data)
+
+    def covers_values(self, parts: UrlParts) -> bool:
+        """A pattern rule applies to these values of its parameters: any, once its copies
+        showed ``GENERAL_VALUES`` of them; else only those they showed."""
+        if len(self.values) >= GENERAL_VALUES:
+            return True
+        return all(
+            value[:MAX_VALUE_CHARS] in self.values
+            for name, value in parts.params
+            if name in self.names
+        )
+
+    def saw_value(self, value: str) -> None:
+        value = value[:MAX_VALUE_CHARS]
+        if value not in self.values and len(self.values) < GENERAL_VALUES:
+            self.values = (*self.values, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,9 +401,17 @@ class UrlLearner:
         present = {name for name, _ in parts.params}
         if rule.kind != "pattern" or not present.issuperset(rule.names):
             return None
+        section = _path(section_template(parts))
+        if not _covers(rule, parts, section):
+            return None
         # Without this rule's parameter and every other one learned to change nothing
         # here: ``?sid=..&sort=..`` leads to the bare page once both are learned.
-        learned = {name for other in in_force if other.kind == "pattern" for name in other.names}
+        learned = {
+            name
+            for other in in_force
+            if other.kind == "pattern" and _covers(other, parts, section)
+            for name in other.names
+        }
         return parts.without_params(frozenset(rule.names) | (learned & present))
 
     def observe(self, parts: UrlParts, original: UrlParts | None) -> list[Rule]:
@@ -471,6 +509,8 @@ class UrlLearner:
             local.streak = max(local.streak, remote.streak)
         local.duplicates = max(local.duplicates, remote.duplicates)
         local.content_duplicates = max(local.content_duplicates, remote.content_duplicates)
+        for value in remote.values:
+            local.saw_value(value)
         if remote.chosen and not local.chosen:  # its direction, unless this one chose
             reverse = self._find(Rule("mirror", local.other, other=local.host))
             local.chosen = reverse is None or not reverse.chosen
@@ -504,11 +544,18 @@ class UrlLearner:
         return []
 
     def _patterns(self, copy: UrlParts, original: UrlParts) -> list[Rule]:
-        """One rule per parameter the copy has and the original lacks (or has otherwise)."""
+        """One rule per parameter the copy has and the original lacks (or has otherwise),
+        in the copy's section, with the value the copy showed."""
         theirs = dict(original.params)
-        names = sorted({n for n, v in copy.params if theirs.get(n) != v})
-        found = (self._find_or_add(Rule("pattern", copy.host, names=(name,))) for name in names)
-        return [rule for rule in found if rule is not None]
+        differing = {n: v for n, v in copy.params if theirs.get(n) != v}
+        section = section_template(copy)
+        found = []
+        for name in sorted(differing):
+            rule = self._find_or_add(Rule("pattern", copy.host, names=(name,), template=section))
+            if rule is not None:
+                rule.saw_value(differing[name])
+                found.append(rule)
+        return found
 
     def _find(self, probe: Rule) -> Rule | None:
         return self._rules.get(probe.identity)
@@ -562,6 +609,13 @@ def is_content_page(parts: UrlParts) -> bool:
     ``/item/42``), unlike the boilerplate every site of a platform shares (``/terms``,
     ``/privacy``, ``/about``): only copies of such pages show that a host is a mirror."""
     return len(parts.segments) >= 2 or any(is_variable(s) for s in parts.segments)
+
+
+def _covers(rule: Rule, parts: UrlParts, section: str) -> bool:
+    """A pattern rule applies in its section (without the host: a mirror inherits its
+    original's rules) and to the values it covers; one without a section (an earlier
+    version's, learned host-wide) applies nowhere."""
+    return bool(rule.template) and _path(rule.template) == section and rule.covers_values(parts)
 
 
 def _path(template: str) -> str:

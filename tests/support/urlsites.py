@@ -226,18 +226,37 @@ def two_shops() -> dict[str, Site]:
     return {"a": shop("a"), "b": shop("b")}
 
 
-def two_sections(many: int = 100, few: int = 6, slow_start: float = 6.0) -> Site:
-    """One host, two sections whose pages are linked again with a ``?sid=`` that changes
-    nothing: ``/a`` has ``many`` such copies (a crawl of it learns the parameter), ``/b``
-    two, too few to learn from, behind a start page that answers after ``slow_start``
-    seconds."""
+def two_start_pages(many: int = 100, few: int = 6, slow_start: float = 6.0) -> Site:
+    """One host, one section of pages (``/p/N``) linked again with a ``?sid=`` that changes
+    nothing, from two start pages: ``/a`` links ``many`` pages and their copies (a crawl of
+    it learns the parameter), ``/b`` links ``few`` others and two copies, too few to learn
+    from, and answers after ``slow_start`` seconds."""
     site = Site()
-    a_pages = tuple(f"/a/{n}" for n in range(1, many + 1))
+    a_pages = tuple(f"/p/{n}" for n in range(1, many + 1))
     # Each copy's link first: Scrapy fetches the last link first, so the copy comes second.
     site.pages["/a"] = page("a-home", tuple(x for p in a_pages for x in (f"{p}?sid={p[3:]}", p)))
-    b_pages = tuple(f"/b/{n}" for n in range(1, few + 1))
-    b_links = (*b_pages, "/b/1?sid=1", "/b/2?sid=2")
+    b_pages = tuple(f"/p/{n}" for n in range(many + 1, many + few + 1))
+    b_links = (*b_pages, *(f"{p}?sid={p[3:]}" for p in b_pages[:2]))
     site.pages["/b"] = page("b-home", b_links, delay=slow_start)
     for path in a_pages + b_pages:
         site.pages[path] = page(f"page-{path}")
+    return site
+
+
+def cms_with_forum(articles: int = 6, threads: int = 2, pages_per_thread: int = 3) -> Site:
+    """A CMS links each single-page article again as ``?page=1`` ("page 1 of 1", the same
+    page): its copies teach that ``page`` changes nothing on ``/article/``. Its forum, whose
+    index answers after 2 s, has threads really paginated with ``?page=2``, ``?page=3``."""
+    site = Site()
+    articles_ = tuple(f"/article/{n}" for n in range(1, articles + 1))
+    site.pages["/"] = page("cms-home", (*articles_, "/forum"))
+    for path in articles_:
+        site.pages[path] = page(f"article-{path}", (f"{path}?page=1",))
+    thread_paths = tuple(f"/forum/thread/{n}" for n in range(1, threads + 1))
+    site.pages["/forum"] = page("forum-index", thread_paths, delay=2.0)
+    for thread in thread_paths:
+        for n in range(1, pages_per_thread + 1):
+            following = (f"{thread}?page={n + 1}",) if n < pages_per_thread else ()
+            path = thread if n == 1 else f"{thread}?page={n}"
+            site.pages[path] = page(f"thread-{thread}-page-{n}", following)
     return site
