@@ -89,8 +89,8 @@ class Heartbeats:
         """Whether ``worker``, alive by ``alive``, may have died: it has not been seen to
         beat after ``since`` (on ``clock``; a count read unchanged at ``since`` or later,
         then changed), or, without ``since``, its count has not moved since it was first
-        seen, or not for longer than it should have (half a timeout). Known within one
-        timeout either way."""
+        seen, or not for longer than it should have (half a timeout), or it died since
+        ``alive`` was asked. Known within one timeout either way."""
         seen = self._seen.get(worker)
         if seen is None:
             return False
@@ -98,7 +98,7 @@ class Heartbeats:
         still = now - seen.since
         timeout = self._timeout_of(seen.beat)
         if still >= timeout:
-            return False  # dead: ``alive`` says so
+            return True  # dead since ``alive`` was asked: the next look takes what it parked
         if since is not None:
             # Waited a whole timeout of this worker's: one that beats more rarely (a longer
             # timeout of its own) is left to settle its parked requests itself.
