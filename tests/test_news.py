@@ -93,6 +93,32 @@ def test_a_failure_seen_by_one_worker_weakens_the_rule_on_the_other(store: Redis
     assert not two.decide(asked, at_hand, tally=False).skip
 
 
+def test_a_mirror_that_stopped_waiting_on_one_worker_stops_on_the_other(store: RedisStore) -> None:
+    """One worker's bet waited in vain for an original that never came, and its page came
+    back new: the mirror has pages of its own, and no worker bets on unqueued originals."""
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    two, fetched_two = _worker(store, clock)
+    mirror = "http://m.example"
+    for learner, fetched in ((one, fetched_one), (two, fetched_two)):
+        for n in range(3):
+            fetched.update({f"{mirror}/p/{n}", f"{SITE}/p/{n}"})
+            learner.observe(url_parts(f"{mirror}/p/{n}"), url_parts(f"{SITE}/p/{n}"))
+    ahead = url_parts(f"{mirror}/own/1")
+    awaited = {f"{SITE}/own/1"}
+    assert two.decide(ahead, set(), tally=False, awaited=awaited).pending
+    (rule,) = one.learned_rules()
+    assert [r.describe() for r in one.contradicted(rule.identity)] == [rule.describe()]
+    clock.now += 2.0
+    two.refresh()
+    assert not two.decide(ahead, set(), tally=False, awaited=awaited).skip
+    for n in range(3, 12):  # back in force on two with copies of its own (90% copies)
+        fetched_two.update({f"{mirror}/p/{n}", f"{SITE}/p/{n}"})
+        two.observe(url_parts(f"{mirror}/p/{n}"), url_parts(f"{SITE}/p/{n}"))
+    assert two.decide(url_parts(f"{mirror}/p/9"), {f"{SITE}/p/9"}, tally=False).skip
+    assert not two.decide(ahead, set(), tally=False, awaited=awaited).skip  # waits no more
+
+
 def test_announcements_from_before_a_worker_started_are_not_read(store: RedisStore) -> None:
     clock = Clock()
     one, fetched_one = _worker(store, clock)

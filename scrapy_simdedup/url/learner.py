@@ -464,16 +464,16 @@ class UrlLearner:
         counterpart is: its run of copies ends and it skips nothing until a new run. A
         mirror also stops waiting for this crawl: once back in force (its other pages are
         copies), it skips only copies whose original is fetched or queued. Returns the rule
-        (its bets are re-issued), or nothing when it is unknown."""
+        (its bets are re-issued), or nothing when it is unknown. Announced to the other
+        workers sharing the store, which stop waiting too."""
         rule = self._rules.get(identity)
         if rule is None:
             return []
-        was_in_force = self._learned(rule)
         rule.waits = False
         rule.record(duplicate=False)
         self._save(rule)
         self._changed()
-        if self.news is not None and was_in_force:
+        if self.news is not None:
             self.news.announce(self._with_reverses([rule]), learned=False)
         return [rule]
 
@@ -511,6 +511,7 @@ class UrlLearner:
         local.content_duplicates = max(local.content_duplicates, remote.content_duplicates)
         for value in remote.values:
             local.saw_value(value)
+        local.waits = local.waits and remote.waits  # its bet waited in vain: none here
         if remote.chosen and not local.chosen:  # its direction, unless this one chose
             reverse = self._find(Rule("mirror", local.other, other=local.host))
             local.chosen = reverse is None or not reverse.chosen
