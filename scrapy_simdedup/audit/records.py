@@ -15,7 +15,9 @@ Every line has ``event``, ``time`` (UTC, ISO 8601, milliseconds) and the page it
 * Content lines with a confirmation add ``similarity`` (estimated Jaccard similarity of
   3-token shingles), ``direction`` (``page_in_stored``, ``stored_in_page`` or
   ``partial``), ``contained`` (share of the page in the stored one), ``contains`` (the
-  reverse), ``length_ratio`` and ``novel_words``.
+  reverse), ``length_ratio``, ``novel_words`` (words of the page's own sentences the
+  stored page lacks) and ``lacking_words`` (the reverse; counted once ``novel_words``
+  reach 20).
 * ``url_skipped``: ``url`` skipped before download on a ``rule`` (``mirror``, ``pattern``,
   ``trap``, ``strict``; ``rule_name`` says which), betting on ``counterpart`` (none for a
   trap). ``url_reissued``: a parked ``url`` sent again, ``why`` (``counterpart_failed``,
@@ -65,6 +67,7 @@ def content_record(verdict: Verdict, event: str) -> Record:
             contains=round(confirmation.contains, 4),
             length_ratio=round(confirmation.length_ratio, 4),
             novel_words=confirmation.novel_words,
+            lacking_words=confirmation.lacking_words,
         )
     return record
 

@@ -9,9 +9,13 @@ A SimHash or sentence match only proposes a candidate. Two signals must then agr
   neither as they are nor edited (a word or two changed, two sentences joined). A page
   that adds ``NOVEL_MIN_WORDS`` words and ``NOVEL_SHARE`` of its own words is no copy: the
   full article crawled after a cut reprint of it, a product page that shares a long
-  delivery block with its neighbours but has its own description. A retitled reprint, or
-  one with an editor line, adds a few words only. Pages stored before blocks were kept
-  are compared by similarity alone.
+  delivery block with its neighbours but has its own description. Nor are two pages that
+  each have ``NOVEL_MIN_WORDS`` words the other lacks (``lacking_words``): siblings, such
+  as two models of one product line whose own name, pitch and details sit beside a long
+  description of the series, before enough pages have shown that description to be the
+  site's template. A retitled reprint, or one with an editor line, adds a few words only
+  and lacks fewer still (the old title). Pages stored before blocks were kept are
+  compared by similarity alone.
 
 The confirmation also estimates, from the sketches, how much of each page the other holds
 (``contained``, ``contains``), so that a verdict can say which way containment went.
@@ -49,6 +53,7 @@ class Confirmation:
     the share of the stored page found in this one. ``novel_words``: the words of the page's
     own sentences the stored page lacks. ``length_ratio``: the shorter text's tokens over
     the longer one's (a copy needs ``MIN_LENGTH_RATIO``, whatever its similarity).
+    ``lacking_words``: the words of the stored page's own sentences this page lacks.
     """
 
     similarity: float
@@ -58,6 +63,7 @@ class Confirmation:
     novel_words: int = 0
     adds_content: bool = False
     length_ratio: float = 1.0
+    lacking_words: int = 0
 
     @property
     def direction(self) -> str:
@@ -94,11 +100,16 @@ def confirm(
     contains = _containment(similarity, theirs.tokens, mine.tokens)
     stored_blocks = blocks_from_bytes(payload[SKETCH_BYTES:])
     novel, own = _novel_words(done.blocks, stored_blocks or (), template)
-    adds = stored_blocks is not None and novel >= max(NOVEL_MIN_WORDS, NOVEL_SHARE * own)
+    lacking = 0
+    if stored_blocks is not None and novel >= NOVEL_MIN_WORDS:
+        lacking, _ = _novel_words(stored_blocks, done.blocks, template)
+    adds = stored_blocks is not None and (
+        novel >= max(NOVEL_MIN_WORDS, NOVEL_SHARE * own) or lacking >= NOVEL_MIN_WORDS
+    )
     copy = mine.confirms(theirs, min_similarity) and not adds
     longer = max(mine.tokens, theirs.tokens)
     ratio = min(mine.tokens, theirs.tokens) / longer if longer else 1.0
-    return Confirmation(similarity, copy, contained, contains, novel, adds, ratio)
+    return Confirmation(similarity, copy, contained, contains, novel, adds, ratio, lacking)
 
 
 def _containment(similarity: float, mine: int, theirs: int) -> float:

@@ -134,16 +134,28 @@ def test_a_mirror_that_grew_a_section_of_its_own_loses_none_of_it(tmp_path: Path
     never come. Re-issued at idle, the first one comes back new: the rule stops waiting for
     originals that are not queued, so the rest of the section is fetched as it is found,
     not one idle round per page (12 such rounds before; 4 when the rule was only
-    suspended, since the mirror's copies soon brought it back)."""
+    suspended, since the mirror's copies soon brought it back).
+
+    The section starts the crawl, as the README advises: linked only from the mirror's
+    copies of the original's pages, it is found only if a copy that links it is fetched
+    before the rule is learned or as a sample (a skipped page's links are not followed),
+    which a crawl that learns the rule early misses (seen in 1 run of 6)."""
     sites = urlsites.mirror_with_own_section()
     with urlsites.serve(sites) as urls:
-        crawl = _crawl(urls, tmp_path, "feed.jsonl", "LOG_LEVEL=DEBUG")
+        starts = [*urls.values(), urls["mirror"] + "own/1"]
+        crawl = run_crawl(
+            starts, tmp_path / "feed.jsonl",
+            "-s", f"SIMDEDUP_DIR={tmp_path / 'index'}", "-s", "LOG_LEVEL=DEBUG",
+        )  # fmt: skip
         plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", "SIMDEDUP_ENABLED=False")
+    assert crawl.returncode == 0, crawl.log[-3000:]
     assert _kept(plain, urls, sites) == _distinct(sites)
     assert _kept(crawl, urls, sites) == _distinct(sites)  # all 12 pages of its own
     assert _stat(crawl, "simdedup/url/skipped/mirror") > 0
-    waited = re.findall(r"re-issued (\S+/own/\d+) \(unsettled", crawl.log)
-    assert len(waited) == 1, waited  # the first of its own pages a bet waited for, alone
+    # Not /own/1: a start URL (dont_filter, recorded by neither Scrapy's dupefilter nor the
+    # plugin) is fetched again by its links in plain Scrapy too, and here it may wait first.
+    waited = re.findall(r"re-issued (\S+/own/(?!1\b)\d+) \(unsettled", crawl.log)
+    assert len(waited) <= 1, waited  # the first of its own pages a bet waited for, alone
 
 
 def test_a_parameter_learned_on_articles_loses_no_page_of_a_forum_thread(tmp_path: Path) -> None:
