@@ -191,6 +191,30 @@ def test_a_retitled_or_signed_reprint_is_still_a_copy(index: SimHashIndex, edit:
     assert verdict.confirmation.direction == "page_in_stored"
 
 
+def test_siblings_beside_a_long_shared_text_are_no_copies_of_each_other(
+    index: SimHashIndex,
+) -> None:
+    # Two models of one product line: a long series text (not yet known as the template)
+    # and, each, a name and a pitch the other lacks: 5% of the page is 85 words, each has
+    # about 30 of its own. A reprint that also lost its old title lacks a few words only.
+    first = (
+        "Aurora 13 laptop for students. The lightest model we make weighs one kilogram and "
+        "fits in any bag. Its battery lasts a full day of lectures and a long train ride home.\n"
+    )
+    second = (
+        "Aurora 17 Studio workstation. A desktop replacement with a colour accurate screen "
+        "for video editors. It drives three external monitors and renders long films fast.\n"
+    )
+    judge = ContentJudge(index)
+    assert not judge.judge(first + ARTICLE, "https://shop.example/13").copy
+    sibling = judge.judge(second + ARTICLE, "https://shop.example/17")
+    assert not sibling.copy and sibling.adds_content
+    assert sibling.confirmation is not None and sibling.confirmation.lacking_words >= 20
+    reprint = judge.judge("Reprinted on a portal\n" + ARTICLE, "https://portal.example/17")
+    assert reprint.copy
+    assert reprint.confirmation is not None and reprint.confirmation.lacking_words < 20
+
+
 def _shop_pages() -> list[tuple[str, str]]:
     from scrapy_simdedup.fingerprint.pagetext import page_text
     from tests.support.shop import shop_pages
