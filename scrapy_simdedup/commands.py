@@ -248,7 +248,10 @@ def _print_text_query(
         if confirmation.copy:
             said = "confirmed: a copy, would be dropped"
         elif confirmation.adds_content:
-            said = f"adds {confirmation.novel_words} words of its own: would be kept"
+            said = f"adds {confirmation.novel_words} words of its own"
+            if confirmation.lacking_words:
+                said += f" and lacks {confirmation.lacking_words} of the stored page's"
+            said += ": would be kept"
         elif not match.payload:
             said = "no sketch to confirm with: would be kept"
         else:

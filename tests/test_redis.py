@@ -195,6 +195,21 @@ def test_each_kind_of_key_is_kept_where_it_is_read(redis_url: str) -> None:
         assert index.discard("page") and index.verify().consistent
 
 
+def test_a_scan_skips_a_key_nobody_gave_a_value_and_pages_past_it(redis_url: str) -> None:
+    store = RedisStore(redis_url, "stray")
+    try:
+        store.write({b"La": b"1", b"Lc": b"3"})
+        client = redis.Redis.from_url(redis_url)
+        client.zadd("{stray}:keys", {b"Lb": 0, b"t\x00entry": 0})  # no value: only an entry
+        assert list(store.scan(b"L", b"M")) == [(b"La", b"1"), (b"Lc", b"3")]
+        assert list(store.scan(b"t", b"u")) == [(b"t\x00entry", b"")]
+        stray = {f"Lb{n:05d}".encode(): 0 for n in range(2_500)}  # chunks of strays only
+        client.zadd("{stray}:keys", stray)
+        assert list(store.scan(b"L", b"M")) == [(b"La", b"1"), (b"Lc", b"3")]
+    finally:
+        store.close()
+
+
 def test_a_store_written_with_every_key_in_both_places_still_reads(redis_url: str) -> None:
     # Earlier versions kept every key in the sorted set and in the hash.
     client = redis.Redis.from_url(redis_url)

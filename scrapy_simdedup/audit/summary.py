@@ -178,7 +178,10 @@ def similar_only(record: Record) -> bool:
 def why_kept(record: Record, threshold: float) -> str:
     """Why an unconfirmed candidate was kept, in a few words."""
     if record.get("adds_content"):
-        return f"adds {record.get('novel_words', 0)} words of its own"
+        said = f"adds {record.get('novel_words', 0)} words of its own"
+        if record.get("lacking_words"):
+            said += f" and lacks {record.get('lacking_words')} of the stored page's"
+        return said
     if float(record.get("length_ratio", 1.0)) < MIN_LENGTH_RATIO:
         return f"lengths differ ({float(record.get('length_ratio', 0)):.0%} of the longer)"
     if "similarity" not in record:

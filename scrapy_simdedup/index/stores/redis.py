@@ -127,10 +127,11 @@ class RedisStore:
                 )
             except redis.RedisError as exc:
                 raise StoreError(f"reading {self.location} failed: {exc}") from exc
-            yield from zip(chunk[::2], chunk[1::2], strict=True)
-            if len(chunk) < 2 * _SCAN_CHUNK:
+            read, last, found = chunk[0], chunk[1], chunk[2:]
+            yield from zip(found[::2], found[1::2], strict=True)
+            if read < _SCAN_CHUNK:
                 return
-            low = b"(" + chunk[-2]
+            low = b"(" + last
 
     def keys(self, ranges: Iterable[tuple[bytes, bytes]]) -> list[bytes]:
         try:

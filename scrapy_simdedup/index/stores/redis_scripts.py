@@ -109,19 +109,22 @@ return present
 )
 
 # ARGV: low (inclusive), high (exclusive), count. A chunk of a range read in one step, so a
-# key removed meanwhile is never returned: {key, value, ...}, values as ``value_of`` reads.
+# key removed meanwhile is never returned: {keys read, last key read, key, value, ...},
+# values as ``value_of`` reads them.
 SCAN = (
     redis_layout.LUA
     + """
 local keys = redis.call('ZRANGEBYLEX', KEYS[1], ARGV[1], ARGV[2], 'LIMIT', 0, tonumber(ARGV[3]))
-local out = {}
+local out = {#keys, keys[#keys] or ''}
 if #keys == 0 then return out end
 local values = redis.call('HMGET', KEYS[2], unpack(keys))
 for k = 1, #keys do
   local value = values[k]
   if not value and is_entry(keys[k]) then value = '' end
-  out[#out + 1] = keys[k]
-  out[#out + 1] = value or ''
+  if value then  -- a key without a value is a table entry, or nothing anyone wrote
+    out[#out + 1] = keys[k]
+    out[#out + 1] = value
+  end
 end
 return out
 """
