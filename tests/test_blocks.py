@@ -21,11 +21,24 @@ SENTENCE = "Orders placed before noon leave our warehouse on the same working da
 
 
 def test_blocks_are_sentences_of_four_words_or_more() -> None:
-    text = f"Home. Price: 12 EUR\n{SENTENCE}. 安装 完成 后 请 重新 启动 系统。"
+    text = f"Home\n{SENTENCE}. 安装 完成 后 请 重新 启动 系统。"
     blocks = text_blocks(text, seed=5)
     assert [block.words for block in blocks] == [12, 12]  # CJK: one word per character
     assert blocks[0].exact == mmh3.hash64(SENTENCE.encode(), 5, signed=False)[0]
     assert blocks[0].exact in sentence_hashes(SENTENCE + ".", seed=5)  # nshash's hash
+
+
+def test_a_run_of_short_lines_is_one_block() -> None:
+    # A timetable's cells are lines of one or two words: together they are what tells one
+    # route's page from another's, so they count as one block between the sentences.
+    route_7 = "Market Square\n07:42\nStation Road\n07:51\nHospital\n08:03"
+    route_9 = "Harbour Gate\n06:15\nMill Lane\n06:22\nCastle Hill\n06:40"
+    blocks = text_blocks(f"{SENTENCE}.\n{route_7}\nHome\n", seed=5)
+    assert [block.words for block in blocks] == [12, 12]  # "07:42" is two words; "Home" too
+    (other,) = text_blocks(route_9, seed=5)
+    assert hamming_distance(blocks[1].simhash, other.simhash) > NEAR_BITS
+    assert not blocks[1].similar_words(other)
+    assert text_blocks("Home\nPrice: 12\n", seed=5) == ()  # a run under four words
 
 
 def test_an_edited_sentence_is_near_and_another_far() -> None:

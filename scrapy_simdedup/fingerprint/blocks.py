@@ -2,7 +2,9 @@
 
 A page that shares a long block with every page of its host (delivery terms, a licence, a
 forum's rules) is not a copy of those pages; it is one when (almost) every block of its own
-is already stored. Each block carries three hashes: ``exact`` (the same as nshash's
+is already stored. A run of lines under ``MIN_BLOCK_WORDS`` words (table cells, list
+items) is one block, so a timetable or a spec table counts as content. Each block carries
+three hashes: ``exact`` (the same as nshash's
 sentence hash, so a template sentence can be left out of the nshash look-up), ``simhash``,
 a 64-bit SimHash of its words, and ``wordset``, its words as one bit each of 64 bits. A
 sentence with a word or two edited keeps a near SimHash when it is long, and most of its
@@ -69,16 +71,35 @@ def similar_word_sets(wordset: int, words: int, other_set: int, other_words: int
 
 
 def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
-    """The page's blocks of ``MIN_BLOCK_WORDS`` words or more (at most ``MAX_BLOCKS``)."""
+    """The page's blocks of ``MIN_BLOCK_WORDS`` words or more (at most ``MAX_BLOCKS``): its
+    sentences, and each run of shorter lines between them taken as one (a table's cells,
+    a list of ingredients, a timetable: what tells two such pages apart)."""
     sentences: list[str] = []
     words: list[list[str]] = []
+    run: list[str] = []
+    run_words: list[str] = []
+
+    def close_run() -> None:
+        if len(run_words) >= MIN_BLOCK_WORDS:
+            sentences.append(" ".join(run))
+            words.append(list(run_words))
+        run.clear()
+        run_words.clear()
+
     for sentence in split_sentences(text[:MAX_BLOCK_CHARS]):
         found = _WORD.findall(sentence.lower())
         if len(found) >= MIN_BLOCK_WORDS:
+            close_run()
             sentences.append(sentence)
             words.append(found)
-            if len(sentences) == MAX_BLOCKS:
-                break
+        elif found:
+            run.append(sentence)
+            run_words.extend(found)
+        if len(sentences) >= MAX_BLOCKS:
+            break
+    else:
+        close_run()
+    del sentences[MAX_BLOCKS:], words[MAX_BLOCKS:]
     if not sentences:
         return ()
     prints = _word_prints(words, seed)
