@@ -183,6 +183,8 @@ class UrlSimHashMiddleware:
             return
         self._refresh_rules()
         self._guarded(self.judge.save_rules)  # nothing comes to write them meanwhile
+        for trap in self.judge.learner.stop_finite_traps():  # their bets are unsettled now
+            logger.debug("simdedup: %s stopped: too few pages to be endless", trap.describe())
         unsettled = self.bets.before_idle(self.judge.learner.stands, self.judge.brought)
         if self._adopt() or unsettled:
             raise DontCloseSpider

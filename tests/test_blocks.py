@@ -28,16 +28,17 @@ def test_blocks_are_sentences_of_four_words_or_more() -> None:
     assert blocks[0].exact in sentence_hashes(SENTENCE + ".", seed=5)  # nshash's hash
 
 
-def test_a_run_of_short_lines_is_one_block() -> None:
+def test_runs_of_short_lines_are_blocks_of_about_a_table_row() -> None:
     # A timetable's cells are lines of one or two words: together they are what tells one
-    # route's page from another's, so they count as one block between the sentences.
+    # route's page from another's, so they count as blocks of about a row each.
     route_7 = "Market Square\n07:42\nStation Road\n07:51\nHospital\n08:03"
     route_9 = "Harbour Gate\n06:15\nMill Lane\n06:22\nCastle Hill\n06:40"
     blocks = text_blocks(f"{SENTENCE}.\n{route_7}\nHome\n", seed=5)
-    assert [block.words for block in blocks] == [12, 12]  # "07:42" is two words; "Home" too
-    (other,) = text_blocks(route_9, seed=5)
-    assert hamming_distance(blocks[1].simhash, other.simhash) > NEAR_BITS
-    assert not blocks[1].similar_words(other)
+    assert [block.words for block in blocks] == [12, 8, 4]  # "07:42" is two words
+    others = text_blocks(route_9, seed=5)
+    assert [block.words for block in others] == [8, 4]
+    assert hamming_distance(blocks[1].simhash, others[0].simhash) > NEAR_BITS
+    assert not blocks[1].similar_words(others[0])
     assert text_blocks("Home\nPrice: 12\n", seed=5) == ()  # a run under four words
 
 

@@ -2,8 +2,8 @@
 
 A page that shares a long block with every page of its host (delivery terms, a licence, a
 forum's rules) is not a copy of those pages; it is one when (almost) every block of its own
-is already stored. A run of lines under ``MIN_BLOCK_WORDS`` words (table cells, list
-items) is one block, so a timetable or a spec table counts as content. Each block carries
+is already stored. Runs of lines under ``MIN_BLOCK_WORDS`` words (table cells, list
+items) are blocks of ``RUN_WORDS`` words, so a timetable or a spec table counts as content. Each block carries
 three hashes: ``exact`` (the same as nshash's
 sentence hash, so a template sentence can be left out of the nshash look-up), ``simhash``,
 a 64-bit SimHash of its words, and ``wordset``, its words as one bit each of 64 bits. A
@@ -34,6 +34,10 @@ MAX_BLOCK_CHARS = 50_000
 """Blocks are taken from the text's start: a long page's first 256 sentences are enough to
 tell it apart, and its fingerprints cover the rest."""
 MIN_BLOCK_WORDS = 4
+RUN_WORDS = 8
+"""Short lines are taken together until they hold this many words (about a table row):
+two timetables share their hours and differ in stops and minutes, which one block for the
+whole table would take for an edit of one sentence."""
 NEAR_BITS = 12
 """Blocks whose SimHashes are this close are one sentence, edited (a word in ten changed)."""
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -72,8 +76,8 @@ def similar_word_sets(wordset: int, words: int, other_set: int, other_words: int
 
 def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
     """The page's blocks of ``MIN_BLOCK_WORDS`` words or more (at most ``MAX_BLOCKS``): its
-    sentences, and each run of shorter lines between them taken as one (a table's cells,
-    a list of ingredients, a timetable: what tells two such pages apart)."""
+    sentences, and runs of shorter lines between them taken ``RUN_WORDS`` words at a time
+    (a table's cells, a list of ingredients, a timetable: what tells such pages apart)."""
     sentences: list[str] = []
     words: list[list[str]] = []
     run: list[str] = []
@@ -95,6 +99,8 @@ def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
         elif found:
             run.append(sentence)
             run_words.extend(found)
+            if len(run_words) >= RUN_WORDS:
+                close_run()
         if len(sentences) >= MAX_BLOCKS:
             break
     else:

@@ -18,7 +18,11 @@ one of three kinds of rule:
 * **trap**: pages of one path template (``/calendar/{date}``) are copies of each other, an
   endless calendar or pager. This rule needs twice the evidence; its counterpart is the page
   the latest copies copied (its ``exemplar``), which must be in this crawl's feed: a
-  calendar kept by last week's crawl is not.
+  calendar kept by last week's crawl is not. A page of the template that comes back new
+  stops the rule for the rest of the crawl (``Rule.stopped``): the exemplar says nothing of
+  a day that has events of its own. So does going idle, unless the trap skipped
+  ``TRAP_FINAL_URLS`` requests (``stop_finite_traps``): a finite template is fetched in
+  full, its skips only come last; an endless one is cut.
 
 A host learned to mirror another also follows that host's pattern and trap rules. A
 request is skipped only when its counterpart (the same path on the original, the URL
@@ -58,6 +62,9 @@ MIN_EVIDENCE = 3
 GENERAL_VALUES = 3
 """Distinct values of a parameter its copies must show before its rule covers any value."""
 MAX_VALUE_CHARS = 200
+TRAP_FINAL_URLS = 1_000
+"""A trap's bets are final only once it skipped this many requests in one crawl (an endless
+calendar or pager); below, they are re-issued when the crawl goes idle."""
 MIN_DUPLICATE_SHARE = 0.9
 SAMPLE_EVERY = 20
 MAX_RULES = 10_000
@@ -91,6 +98,10 @@ class Rule:
     # mirror: may skip a copy whose original is not queued yet (a pending bet); off for
     # this crawl once such a bet came back new (the host has pages the other lacks)
     waits: bool = field(default=True, compare=False)
+    # trap: a page of its template came back new in this crawl: the template has pages of
+    # its own among its copies (a calendar's busy days), so it skips nothing more here
+    stopped: bool = field(default=False, compare=False)
+    skipped_here: int = field(default=0, compare=False)  # trap: its skips in this crawl
 
     @property
     def identity(self) -> str:
@@ -127,7 +138,8 @@ class Rule:
 
     def to_json(self) -> bytes:
         data = asdict(self)
-        del data["candidates"], data["exemplar"], data["waits"]  # this crawl's, not evidence
+        for this_crawls in ("candidates", "exemplar", "waits", "stopped", "skipped_here"):
+            del data[this_crawls]
         return json.dumps(data, sort_keys=True).encode()
 
     @classmethod
@@ -293,8 +305,26 @@ class UrlLearner:
             if rule.candidates >= self._sample_interval(rule):
                 rule.candidates = 0
                 return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
+            rule.skipped_here += rule.kind == "trap"
             return Decision(True, rule, counterpart=counterpart, pending=pending)
         return FETCH
+
+    def stop_finite_traps(self) -> list[Rule]:
+        """At idle: every trap that skipped fewer than ``TRAP_FINAL_URLS`` requests in this
+        crawl stops (its bets are then re-issued, and its template fetched from now on).
+        Its empty pages say nothing of a page of its own that it skipped (a calendar's
+        busy day): a finite template is fetched in full, its skips only come last. Returns
+        the rules stopped."""
+        stopped = [
+            rule
+            for rule in self._rules.values()
+            if rule.kind == "trap" and not rule.stopped and rule.skipped_here < TRAP_FINAL_URLS
+        ]
+        for rule in stopped:
+            rule.stopped = True
+        if stopped:
+            self._changed()
+        return stopped
 
     def _sample_interval(self, rule: Rule) -> int:
         """One in this many would-be skips is fetched: one in as many copies as the rule
@@ -322,14 +352,16 @@ class UrlLearner:
         own = [
             rule
             for rule in self._by_host.get(host, ())
-            if self._learned(rule) and not self._outvoted(rule)
+            if not rule.stopped and self._learned(rule) and not self._outvoted(rule)
         ]
         inherited = [
             rule
             for mirror in own
             if mirror.kind == "mirror"
             for rule in self._by_host.get(mirror.other, ())
-            if rule.kind in ("pattern", "trap") and rule.learned(self.min_evidence)
+            if rule.kind in ("pattern", "trap")
+            and not rule.stopped
+            and rule.learned(self.min_evidence)
         ]
         return own + inherited
 
@@ -437,6 +469,7 @@ class UrlLearner:
         for rule in self._by_host.get(parts.host, ()):
             if rule.kind == "trap":
                 relevant = rule.template == template
+                rule.stopped = rule.stopped or relevant
             else:
                 counterpart = self._counterpart(rule, parts, in_force)
                 relevant = counterpart is not None and self.fetched(counterpart)
@@ -512,6 +545,7 @@ class UrlLearner:
         for value in remote.values:
             local.saw_value(value)
         local.waits = local.waits and remote.waits  # its bet waited in vain: none here
+        local.stopped = local.stopped or remote.stopped  # its trap met a page of its own
         if remote.chosen and not local.chosen:  # its direction, unless this one chose
             reverse = self._find(Rule("mirror", local.other, other=local.host))
             local.chosen = reverse is None or not reverse.chosen

@@ -73,11 +73,13 @@ class RuleNews:
         return True
 
     def announce(self, rules: Iterable[Rule], *, learned: bool) -> None:
-        # With whether a mirror still waits for originals not queued: not evidence (not
-        # stored), but this crawl's finding, which the other workers need not make again.
-        data = [{**json.loads(rule.to_json()), "waits": rule.waits} for rule in rules][
-            :MAX_RULES_PER_ENTRY
-        ]
+        # With whether a mirror still waits for originals not queued and whether a trap
+        # stopped: not evidence (not stored), but this crawl's findings, which the other
+        # workers need not make again.
+        data = [
+            {**json.loads(rule.to_json()), "waits": rule.waits, "stopped": rule.stopped}
+            for rule in rules
+        ][:MAX_RULES_PER_ENTRY]
         if data:
             entry = {"by": self.author, "learned": learned, "rules": data}
             self.store.append(

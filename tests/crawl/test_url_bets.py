@@ -172,6 +172,21 @@ def test_a_parameter_learned_on_articles_loses_no_page_of_a_forum_thread(tmp_pat
     assert crawl.simdedup()["simdedup/url/patterns_learned"] >= 1  # it did learn
 
 
+def test_the_busy_days_of_a_mostly_empty_calendar_are_kept(tmp_path: Path) -> None:
+    """117 empty days teach a trap; the 3 busy days, skipped on it with the notice page as
+    counterpart, were lost whenever none of them was fetched first (5 runs of 10). A trap
+    that skipped fewer than 1,000 requests stops at idle, and its skips are re-issued."""
+    sites = {"calendar": urlsites.calendar()}
+    with urlsites.serve(sites) as urls:
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *PLAIN_SCRAPY[1::2])
+        crawl = _crawl(urls, tmp_path / "ours", "ours.jsonl", "LOG_LEVEL=DEBUG")
+    assert _kept(plain, urls, sites) == _distinct(sites)
+    assert _kept(crawl, urls, sites) == _distinct(sites)
+    stats = crawl.simdedup()
+    assert stats["simdedup/url/traps_learned"] >= 1 and stats["simdedup/url/skipped/trap"] > 0
+    assert stats.get("simdedup/url/final", 0) == 0  # no trap skip of a finite calendar
+
+
 def test_a_site_grown_between_two_crawls_loses_nothing_to_old_rules(tmp_path: Path) -> None:
     site = urlsites.news(grown=False)
     sites = {"news": site}

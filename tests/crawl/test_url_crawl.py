@@ -68,10 +68,11 @@ def test_adaptive_mode_skips_most_duplicate_fetches_and_loses_nothing(
     assert set(_kept(crawl, trap_sites)) == distinct  # every distinct page still emitted
     duplicate_fetches = baseline.stats["item_dropped_count"]
     assert duplicate_fetches > 150
-    # >= 75% avoided (81-89% in 14 runs): what is left was fetched before a rule was
-    # learned, or as its sample. A partial mirror taken for the full site's original made
-    # it 50% (every page it lacks re-fetched at idle).
-    assert crawl.stats["item_dropped_count"] <= 0.25 * duplicate_fetches
+    # >= 65% avoided (71-74% in 3 runs; 81-89% before traps of finite templates were
+    # re-issued at idle): what is left was fetched before a rule was learned, as its
+    # sample, or as a finite trap's skip at idle. A partial mirror taken for the full
+    # site's original made it 50% (every page it lacks re-fetched at idle).
+    assert crawl.stats["item_dropped_count"] <= 0.35 * duplicate_fetches
     assert crawl.stats["downloader/request_count"] < baseline.stats["downloader/request_count"]
     stats = crawl.simdedup()
     for kind in ("mirror", "pattern", "trap"):

@@ -8,6 +8,7 @@ so a crawl that loses nothing keeps one page per id.
 
 from __future__ import annotations
 
+import datetime
 import html
 import random
 import threading
@@ -259,4 +260,22 @@ def cms_with_forum(articles: int = 6, threads: int = 2, pages_per_thread: int = 
             following = (f"{thread}?page={n + 1}",) if n < pages_per_thread else ()
             path = thread if n == 1 else f"{thread}?page={n}"
             site.pages[path] = page(f"thread-{thread}-page-{n}", following)
+    return site
+
+
+def calendar(days: int = 120, busy: tuple[int, ...] = (1, 45, 90)) -> Site:
+    """An events calendar whose index links every day: most days say "no events
+    scheduled" (one notice, the date in its title), the ``busy`` days list real events."""
+    site = Site()
+    start = datetime.date(2024, 3, 1)
+    dates = [start + datetime.timedelta(days=n) for n in range(days)]
+    paths = tuple(f"/events/{d.isoformat()}" for d in dates)
+    site.pages["/"] = page("home", ("/events",))
+    site.pages["/events"] = page("events-index", paths)
+    empty = prose("no-events-scheduled")
+    for n, (d, path) in enumerate(zip(dates, paths, strict=True)):
+        if n in busy:
+            site.pages[path] = page(f"event-{d.isoformat()}")
+        else:
+            site.pages[path] = Page("no-events", f"Events on {d.isoformat()}", empty)
     return site
