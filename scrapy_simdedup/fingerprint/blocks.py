@@ -2,15 +2,15 @@
 
 A page that shares a long block with every page of its host (delivery terms, a licence, a
 forum's rules) is not a copy of those pages; it is one when (almost) every block of its own
-is already stored. Runs of lines under ``MIN_BLOCK_WORDS`` words (table cells, list
-items) are blocks of ``RUN_WORDS`` words, so a timetable or a spec table counts as content. Each block carries
-three hashes: ``exact`` (the same as nshash's
-sentence hash, so a template sentence can be left out of the nshash look-up), ``simhash``,
-a 64-bit SimHash of its words, and ``wordset``, its words as one bit each of 64 bits. A
-sentence with a word or two edited keeps a near SimHash when it is long, and most of its
-word bits when it is short (``similar_words``). A page keeps at
-most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS`` words or more, in text order, from its
-first ``MAX_BLOCK_CHARS`` characters.
+is already stored. Runs of lines under ``MIN_BLOCK_WORDS`` words (table cells, list items)
+are cut into blocks of a few lines where the lines' own hashes say (``RUN_ENDS``): a
+timetable or a spec table counts as content, and an edited line changes one block. Each
+block carries three hashes: ``exact`` (the same as nshash's sentence hash, so a template
+sentence can be left out of the nshash look-up), ``simhash``, a 64-bit SimHash of its
+words, and ``wordset``, its words as one bit each of 64 bits. A sentence with a word or two
+edited keeps a near SimHash when it is long, and most of its word bits when it is short
+(``similar_words``). A page keeps at most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS``
+words or more, in text order, from its first ``MAX_BLOCK_CHARS`` characters.
 
 Serialised after the sketch in a stored page's payload: a uint16 count, then per block its
 exact hash, SimHash and word set (uint64) and its word count (uint16), little-endian.
@@ -34,10 +34,12 @@ MAX_BLOCK_CHARS = 50_000
 """Blocks are taken from the text's start: a long page's first 256 sentences are enough to
 tell it apart, and its fingerprints cover the rest."""
 MIN_BLOCK_WORDS = 4
-RUN_WORDS = 8
-"""Short lines are taken together until they hold this many words (about a table row):
-two timetables share their hours and differ in stops and minutes, which one block for the
-whole table would take for an edit of one sentence."""
+RUN_ENDS = 3
+"""Short lines are taken together until one whose hash is a multiple of this (and the
+block holds ``MIN_BLOCK_WORDS`` words): a block of a few lines, cut where its own lines say,
+so that a line edited or added changes its own block and not every block after it (two
+timetables share their hours and differ in stops and minutes, which one block for the
+whole table would take for an edit of one sentence)."""
 NEAR_BITS = 12
 """Blocks whose SimHashes are this close are one sentence, edited (a word in ten changed)."""
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -76,8 +78,8 @@ def similar_word_sets(wordset: int, words: int, other_set: int, other_words: int
 
 def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
     """The page's blocks of ``MIN_BLOCK_WORDS`` words or more (at most ``MAX_BLOCKS``): its
-    sentences, and runs of shorter lines between them taken ``RUN_WORDS`` words at a time
-    (a table's cells, a list of ingredients, a timetable: what tells such pages apart)."""
+    sentences, and runs of shorter lines between them, a few lines to a block (``RUN_ENDS``:
+    a table's cells, a list of ingredients, a timetable: what tells such pages apart)."""
     sentences: list[str] = []
     words: list[list[str]] = []
     run: list[str] = []
@@ -99,7 +101,7 @@ def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
         elif found:
             run.append(sentence)
             run_words.extend(found)
-            if len(run_words) >= RUN_WORDS:
+            if len(run_words) >= MIN_BLOCK_WORDS and _ends_run(sentence, seed):
                 close_run()
         if len(sentences) >= MAX_BLOCKS:
             break
@@ -113,6 +115,10 @@ def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
         Block(_sentence_hash(s, seed), simhash, wordset, len(w))
         for s, (simhash, wordset), w in zip(sentences, prints, words, strict=True)
     )
+
+
+def _ends_run(line: str, seed: int) -> bool:
+    return mmh3.hash(line.encode("utf-8", "surrogatepass"), seed, signed=False) % RUN_ENDS == 0
 
 
 def _sentence_hash(sentence: str, seed: int) -> int:
