@@ -123,14 +123,17 @@ def _containment(similarity: float, mine: int, theirs: int) -> float:
 def _novel_words(
     mine: tuple[Block, ...], theirs: tuple[Block, ...], template: frozenset[int]
 ) -> tuple[int, int]:
-    """(words of the page's own blocks the stored page lacks, words of its own blocks)."""
+    """(words of the page's own blocks the stored page lacks, words of its own blocks),
+    each block counted once however often the page repeats it."""
     places: dict[int, list[int]] = {}  # exact hash -> where the stored page has it
     for there, block in enumerate(theirs):
         places.setdefault(block.exact, []).append(there)
     novel = own = 0
+    counted: set[int] = set()  # a block the page repeats (a footer above and below) once
     for at, block in enumerate(mine):
-        if block.exact in template:
+        if block.exact in template or block.exact in counted:
             continue
+        counted.add(block.exact)
         own += block.words
         if block.exact not in places and not _edited(mine, at, theirs, places):
             novel += block.words
