@@ -8,18 +8,13 @@ text, and a dropped page's blocks are not counted, so the series never became te
 from __future__ import annotations
 
 import html
-import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
-from scrapy_simdedup.index.opening import open_index
-from tests.support.crawls import Crawl, run_crawl
-from tests.support.responses import send_html
+from tests.support.crawls import Crawl, beside_plain_scrapy
+from tests.support.htmlsite import serve_html
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -68,29 +63,8 @@ def pages() -> dict[str, str]:
     return site
 
 
-@contextmanager
-def serve() -> Iterator[str]:
-    site = pages()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = site.get(self.path)
-            if body is None:
-                self.send_error(404)
-                return
-            send_html(self, body.encode("utf-8"))
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+def serve() -> AbstractContextManager[str]:
+    return serve_html(pages())
 
 
 def _models(crawl: Crawl) -> list[str]:
@@ -99,22 +73,8 @@ def _models(crawl: Crawl) -> list[str]:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_every_laptop_model_is_kept(tmp_path: Path, seed: int) -> None:
-    open_index(tmp_path / "index" / "pages", seed=seed).close()  # the store's seed
-    log = tmp_path / "verdicts.jsonl"
     with serve() as url:
-        plain = run_crawl(
-            [url], tmp_path / "plain.jsonl",
-            "-s", "ITEM_PIPELINES={}", "-s", "DOWNLOADER_MIDDLEWARES={}",
-        )  # fmt: skip
-        plugin = run_crawl(
-            [url], tmp_path / "plugin.jsonl",
-            "-s", f"SIMDEDUP_DIR={tmp_path / 'index'}", "-s", f"SIMDEDUP_VERDICT_LOG={log}",
-        )  # fmt: skip
-    assert plain.returncode == 0 and plugin.returncode == 0, plugin.log[-3000:]
+        plain, plugin = beside_plain_scrapy(url, tmp_path, seed)
     print(f"seed {seed} plain  kept {len(_models(plain))}: {_models(plain)}")
     print(f"seed {seed} plugin kept {len(_models(plugin))}: {_models(plugin)}")
-    for line in log.read_text("utf-8").splitlines() if log.exists() else []:
-        record = json.loads(line)
-        if record.get("kind") != "crawl":
-            print("verdict:", json.dumps(record)[:600])
     assert _models(plugin) == _models(plain) == sorted(m[0] for m in MODELS)

@@ -77,6 +77,27 @@ def run_crawl(start_urls: list[str], feed: Path, *args: str) -> Crawl:
     return parse(done.returncode, done.stderr, feed)
 
 
+def beside_plain_scrapy(url: str, folder: Path, seed: int) -> tuple[Crawl, Crawl]:
+    """(plain Scrapy's crawl, the plugin's on a new store of ``seed``) of ``url``; the
+    plugin's verdict log is printed, for a run that fails."""
+    from scrapy_simdedup.index.opening import open_index
+
+    open_index(folder / "index" / "pages", seed=seed).close()  # the store's seed
+    log = folder / "verdicts.jsonl"
+    plain = run_crawl(
+        [url], folder / "plain.jsonl", "-s", "ITEM_PIPELINES={}", "-s", "DOWNLOADER_MIDDLEWARES={}"
+    )
+    plugin = run_crawl(
+        [url], folder / "plugin.jsonl",
+        "-s", f"SIMDEDUP_DIR={folder / 'index'}", "-s", f"SIMDEDUP_VERDICT_LOG={log}",
+    )  # fmt: skip
+    assert plain.returncode == 0 and plugin.returncode == 0, plugin.log[-3000:]
+    for line in log.read_text("utf-8").splitlines() if log.exists() else []:
+        if json.loads(line).get("kind") != "crawl":
+            print("verdict:", line[:700])
+    return plain, plugin
+
+
 def crawl_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
 

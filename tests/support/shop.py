@@ -13,9 +13,9 @@ import random
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
-from tests.support.responses import send_html
+from tests.support.htmlsite import html_handler
 
 PRODUCTS = 60
 ALIASED = range(0, PRODUCTS, 6)  # products also served at /item?id=N: copies on the shop
@@ -111,7 +111,7 @@ def product_of(url: str) -> int:
 def serve_shops(seed: int = 7) -> Iterator[dict[str, str]]:
     """The shop and its mirror on 127.0.0.1 until the block ends; yields look -> URL."""
     servers = {
-        look: ThreadingHTTPServer(("127.0.0.1", 0), _handler(shop_pages(look, seed)))
+        look: ThreadingHTTPServer(("127.0.0.1", 0), html_handler(shop_pages(look, seed)))
         for look in ("shop", "mirror")
     }
     threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in servers.values()]
@@ -123,18 +123,3 @@ def serve_shops(seed: int = 7) -> Iterator[dict[str, str]]:
         for server in servers.values():
             server.shutdown()
             server.server_close()
-
-
-def _handler(pages: dict[str, str]) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = pages.get(self.path)
-            if body is None:
-                self.send_error(404)
-                return
-            send_html(self, body.encode("utf-8"))
-
-        def log_message(self, format: str, *args: object) -> None:
-            pass
-
-    return Handler

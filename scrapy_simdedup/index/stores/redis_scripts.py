@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from scrapy_simdedup.index.stores import redis_layout
 
-_WRITE = (
-    redis_layout.LUA
-    + """
+_COUNTS = """
+-- An 8-byte big-endian count, as bytes and back (0 for none).
 local function count_bytes(n)
   local out = {}
   for b = 8, 1, -1 do
@@ -27,6 +26,19 @@ local function count_bytes(n)
   return table.concat(out)
 end
 
+local function count_of(raw)
+  local n = 0
+  if raw then
+    for b = 1, #raw do n = n * 256 + string.byte(raw, b) end
+  end
+  return n
+end
+"""
+
+_WRITE = (
+    redis_layout.LUA
+    + _COUNTS
+    + """
 -- The guarded write starting at ARGV[i]: false when an expectation fails (nothing written).
 local function guarded_write(i)
   local n = tonumber(ARGV[i]); i = i + 1
@@ -52,11 +64,7 @@ local function guarded_write(i)
   end
   local counter, delta = ARGV[i], tonumber(ARGV[i + 1])
   if counter ~= '' and delta ~= 0 then
-    local raw = redis.call('HGET', KEYS[2], counter)
-    local n = 0
-    if raw then
-      for b = 1, #raw do n = n * 256 + string.byte(raw, b) end
-    end
+    local n = count_of(redis.call('HGET', KEYS[2], counter))
     put(counter, count_bytes(math.max(0, n + delta)))
   end
   return true
@@ -76,13 +84,7 @@ return 0
 APPEND = (
     _WRITE
     + """
-local raw = redis.call('HGET', KEYS[2], ARGV[1])
-local n = 1
-if raw then
-  n = 0
-  for b = 1, #raw do n = n * 256 + string.byte(raw, b) end
-  n = n + 1
-end
+local n = count_of(redis.call('HGET', KEYS[2], ARGV[1])) + 1
 put(ARGV[1], count_bytes(n))
 put(ARGV[2] .. count_bytes(n), ARGV[3])
 local gone = n - tonumber(ARGV[4])
@@ -192,7 +194,8 @@ return out
 # counter. Writes only when nothing is near and ``documents .. name`` is absent: the record,
 # and per table the range's head (the start key without its last 8 bytes) .. query .. name.
 NEAR_OR_ADD = (
-    _NEAR
+    _COUNTS
+    + _NEAR
     + """
 local name, record, counter = ARGV[i], ARGV[i + 1], ARGV[i + 2]
 local key = documents .. name
@@ -203,22 +206,12 @@ if #out == 3 and redis.call('HEXISTS', KEYS[2], key) == 0 then
     members[#members + 1] = string.sub(ARGV[r], 1, offset - 1) .. ARGV[r + 2] .. name
   end
   local raw = redis.call('HGET', KEYS[2], counter)
-  local n = 1
-  if raw then
-    n = 0
-    for b = 1, #raw do n = n * 256 + string.byte(raw, b) end
-    n = n + 1
-  else
+  if not raw then  -- the first count: its key goes in the sorted set too
     members[#members + 1] = 0
     members[#members + 1] = counter
   end
-  local packed = {}
-  for b = 8, 1, -1 do
-    packed[b] = string.char(n % 256)
-    n = math.floor(n / 256)
-  end
   fields[#fields + 1] = counter
-  fields[#fields + 1] = table.concat(packed)
+  fields[#fields + 1] = count_bytes(count_of(raw) + 1)
   redis.call('ZADD', KEYS[1], unpack(members))
   redis.call('HSET', KEYS[2], unpack(fields))
   out[3] = 1
