@@ -179,11 +179,15 @@ def test_the_busy_days_of_a_mostly_empty_calendar_are_kept(tmp_path: Path) -> No
     sites = {"calendar": urlsites.calendar()}
     with urlsites.serve(sites) as urls:
         plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *PLAIN_SCRAPY[1::2])
-        crawl = _crawl(urls, tmp_path / "ours", "ours.jsonl", "LOG_LEVEL=DEBUG")
+        # Two at a time: the trap is learned from the first days' verdicts, even on a busy
+        # machine, before most days are fetched (what this test is about).
+        crawl = _crawl(
+            urls, tmp_path / "ours", "ours.jsonl", "LOG_LEVEL=DEBUG", "CONCURRENT_REQUESTS=2"
+        )
     assert _kept(plain, urls, sites) == _distinct(sites)
     assert _kept(crawl, urls, sites) == _distinct(sites)
     stats = crawl.simdedup()
-    assert stats["simdedup/url/traps_learned"] >= 1 and stats["simdedup/url/skipped/trap"] > 0
+    assert stats.get("simdedup/url/skipped/trap", 0) > 0, stats  # a trap was learned
     assert stats.get("simdedup/url/final", 0) == 0  # no trap skip of a finite calendar
 
 
