@@ -17,6 +17,8 @@ close, and a URL with an extra session id is a few bits from the URL without it.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from scrapy_simdedup.fingerprint.simhash import DEFAULT_SEED, simhash_weights
 from scrapy_simdedup.url.parts import UrlParts
 from scrapy_simdedup.url.shapes import extension, value_shape
@@ -66,11 +68,13 @@ def path_template(parts: UrlParts) -> str:
     return parts.host + "/" + "/".join(shaped)
 
 
+@lru_cache(maxsize=4096)
 def section_template(parts: UrlParts) -> str:
     """``path_template`` without its last segment: ``h/forum/thread/`` for any thread.
 
     The scope of a parameter rule: ``?page=`` that changes nothing on ``/article/{int}``
-    says nothing about ``/forum/thread/{int}``.
+    says nothing about ``/forum/thread/{int}``. Remembered for the latest URLs: a request
+    is checked against each of its host's parameter rules, one section per rule.
     """
     template = path_template(parts)
     return template[: template.rfind("/") + 1]
