@@ -62,6 +62,30 @@ def test_answers_equal_brute_force(kind: str, max_distance: int, seed: int) -> N
                 assert all(stored[m.key] == m.fingerprint for m in found)
 
 
+def test_a_page_sharing_a_sentence_is_not_added_beside_its_owner(kind: str, tmp_path: Path) -> None:
+    """Far in SimHash, a reprint still shares sentences: the look-up that adds a page also
+    claims its sentences, so a second page sharing one sees the first in the same step,
+    even before the first page's judge has finished (two workers racing on one store)."""
+    with open_index(index_location(kind, tmp_path)) as index:
+        first = index.query_or_add(0x0F0F_0F0F_0F0F_0F0F, "https://a.example/1", b"o", [11, 12])
+        assert first.added and first.owners == []
+        assert index.sentence_owners([11, 12]) == ["https://a.example/1"]
+        reprint = index.query_or_add(0xF0F0_F0F0_F0F0_F0F0, "https://b.example/1", b"r", [12, 13])
+        assert not reprint.added and reprint.matches == []
+        assert [(m.key, m.fingerprint, m.payload) for m in reprint.owners] == [
+            ("https://a.example/1", 0x0F0F_0F0F_0F0F_0F0F, b"o")
+        ]
+        assert index.sentence_owners([13]) == []  # not added: owns nothing
+        other = index.query_or_add(0xFF00_FF00_FF00_FF00, "https://c.example/1", b"c", [14])
+        assert other.added and other.owners == []
+        # An owner whose page was taken out again is no reason to hold a page back.
+        assert index.discard("https://a.example/1")
+        again = index.query_or_add(0xF0F0_F0F0_F0F0_F0F0, "https://b.example/1", b"r", [12, 13])
+        assert again.added and again.owners == []
+        assert index.sentence_owners([13]) == ["https://b.example/1"]
+        assert index.verify().consistent
+
+
 def test_add_query_or_add_and_replace(kind: str, tmp_path: Path) -> None:
     with open_index(index_location(kind, tmp_path)) as index:
         first = index.query_or_add(0xFFFF_0000_FFFF_0000, "https://a.example/1", b"sketch")

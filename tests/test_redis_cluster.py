@@ -85,6 +85,12 @@ def test_racing_workers_keep_each_page_exactly_once_on_the_cluster(
     race(cluster_url, workers, single.PAGES)
 
 
+def test_racing_judges_keep_one_of_a_page_and_its_far_reprint_on_the_cluster(
+    cluster_url: str, tmp_path: Path
+) -> None:
+    single.test_racing_judges_keep_one_of_a_page_and_its_far_reprint(cluster_url, tmp_path)
+
+
 def test_two_crawls_share_one_index_on_the_cluster(cluster_url: str, tmp_path: Path) -> None:
     single.test_two_crawls_share_one_redis_index(cluster_url, tmp_path)
 

@@ -88,9 +88,13 @@ class SimHashIndex:
         """Store ``key`` (e.g. a URL) under ``fingerprint``, with optional ``payload`` bytes."""
         self._open().add(operator.index(fingerprint), key, payload)
 
-    def query_or_add(self, fingerprint: int, key: str, payload: bytes = b"") -> QueryOrAdd:
-        """Atomically: the matches, and the document added only when there were none."""
-        return self._open().query_or_add(operator.index(fingerprint), key, payload)
+    def query_or_add(
+        self, fingerprint: int, key: str, payload: bytes = b"", sentences: Iterable[int] = ()
+    ) -> QueryOrAdd:
+        """Atomically: the matches, and the document added only when there were none.
+        With ``sentences`` (hashes, nshash), the stored pages owning one of them are
+        ``owners`` when nothing is near, and the page owns the rest when it is added."""
+        return self._open().query_or_add(operator.index(fingerprint), key, payload, sentences)
 
     def document(self, key: str) -> Match | None:
         """What is stored for ``key`` (fingerprint and payload), or None."""

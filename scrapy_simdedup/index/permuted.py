@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import struct
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.index import keyspace, shared
@@ -65,10 +65,13 @@ class Repaired:
 
 @dataclass(frozen=True)
 class QueryOrAdd:
-    """The outcome of ``query_or_add``: the matches found, and whether the document was added."""
+    """The outcome of ``query_or_add``: the matches found, and whether the document was
+    added; ``owners``, when nothing was near: the stored documents owning one of the given
+    sentences (distance 0: the caller measures it)."""
 
     matches: list[Match]
     added: bool
+    owners: list[Match] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -191,30 +194,61 @@ class PermutedIndex:
             puts.update(dict.fromkeys(self.table_keys(fingerprint, doc_key), b""))
             self.store.write(puts, deletes)
 
-    def query_or_add(self, fingerprint: int, key: str, payload: bytes = b"") -> QueryOrAdd:
-        """Look up, and add only if nothing (not even ``key`` itself) is near: one atomic step."""
+    def query_or_add(
+        self, fingerprint: int, key: str, payload: bytes = b"", sentences: Iterable[int] = ()
+    ) -> QueryOrAdd:
+        """Look up, and add only if nothing (not even ``key`` itself) is near and no other
+        stored document owns one of ``sentences``: one atomic step. An added document owns
+        its sentences not owned yet, so of two racing pages sharing one, the later sees the
+        earlier (``shared.py``)."""
+        claims = [self._sentence_key(digest) for digest in sorted(set(sentences))]
         if self._atomic is not None:
-            return self._query_or_add_atomically(self._atomic, fingerprint, key, payload)
+            return self._query_or_add_atomically(self._atomic, fingerprint, key, payload, claims)
         with self._exclusive():
             matches = self.near(fingerprint)
-            if not matches:
+            owners = [] if matches else self._owners(claims, key)
+            added = not matches and not owners
+            if added:
                 self.add(fingerprint, key, payload)
-            return QueryOrAdd(matches, added=not matches)
+                self._claim(claims, key)
+            return QueryOrAdd(matches, added, owners)
 
     def _query_or_add_atomically(
-        self, store: AtomicStore, fingerprint: int, key: str, payload: bytes
+        self, store: AtomicStore, fingerprint: int, key: str, payload: bytes, claims: list[bytes]
     ) -> QueryOrAdd:
         _check_fingerprint(fingerprint)
         doc_key = key.encode("utf-8", "surrogatepass")
         record = fingerprint.to_bytes(8, "big") + payload
-        probed = shared.near_or_add(self, store, fingerprint, doc_key, record)
+        probed = shared.near_or_add(self, store, fingerprint, doc_key, record, claims=claims)
         self.malformed += probed.malformed
         matches = [
             Match(_text(name), int.from_bytes(found[:8], "big"), distance, found[8:])
             for name, distance, found in probed.near
         ]
         matches.sort(key=lambda m: (m.distance, m.key))
-        return QueryOrAdd(matches, added=probed.written)
+        owners = [
+            Match(_text(name), int.from_bytes(found[:8], "big"), 0, found[8:])
+            for name, found in probed.owners
+        ]
+        return QueryOrAdd(matches, added=probed.written, owners=owners)
+
+    def _sentence_key(self, digest: int) -> bytes:
+        return self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big")
+
+    def _owners(self, claims: list[bytes], key: str) -> list[Match]:
+        """The stored documents other than ``key`` owning one of ``claims``, once each."""
+        owners: dict[str, None] = {}
+        for claim in claims:
+            owner = self.store.get(claim)
+            if owner is not None and _text(owner) != key:
+                owners[_text(owner)] = None
+        return [doc for owner in owners if (doc := self.document(owner)) is not None]
+
+    def _claim(self, claims: list[bytes], key: str) -> None:
+        value = key.encode("utf-8", "surrogatepass")
+        fresh = {claim: value for claim in claims if self.store.get(claim) is None}
+        if fresh:
+            self.store.write(fresh)
 
     def document(self, key: str) -> Match | None:
         """The stored fingerprint and payload of ``key`` (distance 0), or None."""

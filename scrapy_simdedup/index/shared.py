@@ -13,6 +13,14 @@ at least one table their leading blocks agree (Manku et al., WWW 2007): A's entr
 bucket, its distance is checked exactly, and B is not added. So at most one of them is
 kept, and a page is refused only because a document near it is stored at that moment.
 
+A reprint can lie more than ``max_distance`` bits from its page and still share its longest
+sentences (nshash). The same step covers it: when nothing is near, it reads the owners of
+the page's sentences, and adds the page only when no other stored document owns one, the
+page then owning every sentence not owned yet. If A's step runs first and adds A, A owns
+each sentence it shares with B, so B's step returns A and B is not added: the judge
+confirms B against A. A judge that later finds A a copy takes A out again (``discard``),
+and an owner without a stored document is no reason to hold a page back.
+
 The failure side is "a copy kept twice", never "a page lost":
 
 * a bucket cut at ``max_bucket`` keys (a crafted flood) may hide A from B: both are kept;
@@ -32,7 +40,7 @@ from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.stores.atomic import GuardedWrite, NearProbe
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
     from scrapy_simdedup.index.permuted import PermutedIndex
     from scrapy_simdedup.index.stores.atomic import AtomicStore, Probed
@@ -41,9 +49,16 @@ MAX_ATTEMPTS = 32  # guarded writes retried while other workers keep changing th
 
 
 def near_or_add(
-    index: PermutedIndex, store: AtomicStore, fingerprint: int, doc_key: bytes, record: bytes
+    index: PermutedIndex,
+    store: AtomicStore,
+    fingerprint: int,
+    doc_key: bytes,
+    record: bytes,
+    *,
+    claims: Sequence[bytes] = (),
 ) -> Probed:
-    """One atomic look-up that adds the document when nothing is near it."""
+    """One atomic look-up that adds the document when nothing is near it and no other
+    stored document holds one of its ``claims`` (sentence owners), which it then holds."""
     permuted, ranges = index.probe_ranges(fingerprint)
     probe = NearProbe(
         ranges=ranges,
@@ -52,8 +67,8 @@ def near_or_add(
         limit=index.design.max_distance,
         documents=index.namespace + keyspace.DOCUMENT,
     )
-    probed = store.near_or_add(probe, doc_key, record, index.count_key)
-    if probed.near or probed.written:
+    probed = store.near_or_add(probe, doc_key, record, index.count_key, claims)
+    if probed.near or probed.written or probed.owners:
         return probed
     for _ in range(MAX_ATTEMPTS):  # the key has a record, far from here: move it
         old = store.get(index.document_key(doc_key))

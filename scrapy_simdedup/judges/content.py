@@ -128,19 +128,26 @@ class ContentJudge:
         is added at once when it has none), else the owners of its longest sentences."""
         simhash = done.fingerprint.simhash
         assert simhash is not None
-        if record:
-            result = self.index.query_or_add(simhash, key, payload)
-            matches, added = result.matches, result.added
-        else:
-            matches, added = self.index.query(simhash), False
-        if any(match.key == key for match in matches):
-            return _Candidates("simhash", [], added, revisit=True)
-        if matches:
-            return _Candidates("simhash", matches, added)
+        if not record:
+            matches = self.index.query(simhash)
+            if any(match.key == key for match in matches):
+                return _Candidates("simhash", [], added=False, revisit=True)
+            if matches:
+                return _Candidates("simhash", matches, added=False)
+            owners = self.sentence_candidates(done, key, templates.own)
+            return _Candidates("sentences", owners, added=False)
+        # One atomic step: of two racing copies (on two workers of one shared store), the
+        # later sees the earlier, near by SimHash or owning one of its sentences.
+        own = done.sentences - templates.own
+        result = self.index.query_or_add(simhash, key, payload, own)
+        if any(match.key == key for match in result.matches):
+            return _Candidates("simhash", [], result.added, revisit=True)
+        if result.matches:
+            return _Candidates("simhash", result.matches, result.added)
         # SimHash saw nothing within k bits; a reprint still shares its longest sentences
         # (nshash), so their owners get the same confirmation.
-        owners = self.sentence_candidates(done, key, templates.own)
-        return _Candidates("sentences", owners, added)
+        owners = [_distance_to(owner, simhash) for owner in result.owners]
+        return _Candidates("sentences", owners, result.added)
 
     def _decide_exactly(self, exact: int, key: str, record: bool) -> Verdict:
         """Too short for a SimHash: the exact text hash is the only look-up."""

@@ -48,11 +48,13 @@ class GuardedWrite:
 class Probed:
     """What ``near_or_write`` found: (document name, distance, record) per near document,
     whether the write was applied (only when nothing was near and ``expect`` held), and how
-    many table entries were too short to read (skipped)."""
+    many table entries were too short to read (skipped). ``owners``: (document name,
+    record) per stored document holding one of ``near_or_add``'s claims."""
 
     near: list[tuple[bytes, int, bytes]]
     written: bool
     malformed: int = 0
+    owners: list[tuple[bytes, bytes]] = field(default_factory=list)
 
 
 @runtime_checkable
@@ -62,12 +64,21 @@ class AtomicStore(Store, Protocol):
     def near_or_write(self, probe: NearProbe, write: GuardedWrite) -> Probed:
         """The documents ``probe`` finds; when there are none, ``write`` if it holds."""
 
-    def near_or_add(self, probe: NearProbe, name: bytes, record: bytes, counter: bytes) -> Probed:
+    def near_or_add(
+        self,
+        probe: NearProbe,
+        name: bytes,
+        record: bytes,
+        counter: bytes,
+        claims: Sequence[bytes] = (),
+    ) -> Probed:
         """``near_or_write`` of a document not stored yet, in short: when ``probe`` finds
-        nothing and ``probe.documents + name`` is absent, put ``record`` there and, per
+        nothing, no key in ``claims`` holds the name of another stored document (those are
+        ``owners``), and ``probe.documents + name`` is absent, put ``record`` there and, per
         table, the key of its range's start with the query in place of the last 8 bytes,
-        followed by ``name``; ``counter`` goes up by one. Absent or not, nothing near means
-        an empty ``near``; ``written`` says which."""
+        followed by ``name``; ``counter`` goes up by one, and each absent claim gets
+        ``name``. Absent or not, nothing near means an empty ``near``; ``written`` says
+        which."""
 
     def write_if(self, write: GuardedWrite) -> bool:
         """Apply ``write`` if its expectations hold; False (nothing written) otherwise."""

@@ -31,7 +31,7 @@ from scrapy_simdedup.index.stores import redis_layout, redis_scripts
 from scrapy_simdedup.index.stores.atomic import Probed
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
     from redis.commands.core import Script
 
@@ -172,8 +172,15 @@ class RedisStore:
     def near_or_write(self, probe: NearProbe, write: GuardedWrite) -> Probed:
         return self._probed(self._near_or_write, probe, _flat(write))
 
-    def near_or_add(self, probe: NearProbe, name: bytes, record: bytes, counter: bytes) -> Probed:
-        return self._probed(self._near_or_add, probe, [name, record, counter])
+    def near_or_add(
+        self,
+        probe: NearProbe,
+        name: bytes,
+        record: bytes,
+        counter: bytes,
+        claims: Sequence[bytes] = (),
+    ) -> Probed:
+        return self._probed(self._near_or_add, probe, [name, record, counter, *claims])
 
     def _probed(self, script: Script, probe: NearProbe, tail: list[bytes | int]) -> Probed:
         self._open()
@@ -187,8 +194,10 @@ class RedisStore:
         except redis.RedisError as exc:
             raise StoreError(f"looking up and adding in {self.location} failed: {exc}") from exc
         self.overflow += reply[0]
-        near = [(reply[i], reply[i + 1], reply[i + 2]) for i in range(3, len(reply), 3)]
-        return Probed(near, written=bool(reply[2]), malformed=reply[1])
+        found = [(reply[i], reply[i + 1], reply[i + 2]) for i in range(3, len(reply), 3)]
+        near = [each for each in found if each[1] >= 0]
+        owners = [(name, record) for name, distance, record in found if distance < 0]
+        return Probed(near, written=bool(reply[2]), malformed=reply[1], owners=owners)
 
     def write_if(self, write: GuardedWrite) -> bool:
         self._open()

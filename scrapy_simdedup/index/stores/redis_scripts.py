@@ -191,14 +191,33 @@ return out
 
 # The hot path's short form of NEAR_OR_WRITE for a page not stored yet (half the arguments,
 # no table key sent twice). ARGV as NEAR_OR_WRITE up to the ranges, then name, record,
-# counter. Writes only when nothing is near and ``documents .. name`` is absent: the record,
-# and per table the range's head (the start key without its last 8 bytes) .. query .. name.
+# counter, then the page's claims (its sentence-owner keys). When nothing is near, a claim
+# held by another stored document is returned as (owner, -1, record). Writes only when
+# nothing is near, no claim is held and ``documents .. name`` is absent: the record, per
+# table the range's head (the start key without its last 8 bytes) .. query .. name, and
+# ``name`` as each claim's owner. A page and the near or sharing page it races with are so
+# never both added by this step: the later one sees the earlier (``index/shared.py``).
 NEAR_OR_ADD = (
     _COUNTS
     + _NEAR
     + """
 local name, record, counter = ARGV[i], ARGV[i + 1], ARGV[i + 2]
 local key = documents .. name
+if #out == 3 then  -- nothing near: the owners of the page's sentences, once each
+  local seen = {}
+  for c = i + 3, #ARGV do
+    local owner = redis.call('HGET', KEYS[2], ARGV[c])
+    if owner and owner ~= name and not seen[owner] then
+      seen[owner] = true
+      local owned = redis.call('HGET', KEYS[2], documents .. owner)
+      if owned then
+        out[#out + 1] = owner
+        out[#out + 1] = -1
+        out[#out + 1] = owned
+      end
+    end
+  end
+end
 if #out == 3 and redis.call('HEXISTS', KEYS[2], key) == 0 then
   local members, fields = {0, key}, {key, record}
   for r = 6, 5 + 3 * tonumber(ARGV[5]), 3 do  -- table entries: in the sorted set alone
@@ -214,6 +233,9 @@ if #out == 3 and redis.call('HEXISTS', KEYS[2], key) == 0 then
   fields[#fields + 1] = count_bytes(count_of(raw) + 1)
   redis.call('ZADD', KEYS[1], unpack(members))
   redis.call('HSET', KEYS[2], unpack(fields))
+  for c = i + 3, #ARGV do  -- sentence owners: in the hash alone (redis_layout)
+    redis.call('HSETNX', KEYS[2], ARGV[c], name)
+  end
   out[3] = 1
 end
 return out
