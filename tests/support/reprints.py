@@ -12,7 +12,8 @@ from benchmarks.corpora import english_articles
 
 
 @cache
-def _vocabulary() -> tuple[str, ...]:
+def vocabulary() -> tuple[str, ...]:
+    """The words of the Language Reference topics, four letters or more."""
     words = {
         w.lower() for text in english_articles(2000) for w in re.findall(r"[A-Za-z]{4,}", text)
     }
@@ -21,9 +22,9 @@ def _vocabulary() -> tuple[str, ...]:
 
 def page(rng: random.Random) -> str:
     """Eight sentences of 14-22 words: a short page, so a few edits move its SimHash."""
-    vocabulary = _vocabulary()
+    words = vocabulary()
     sentences = (
-        " ".join(rng.choice(vocabulary) for _ in range(rng.randint(14, 22))).capitalize() + "."
+        " ".join(rng.choice(words) for _ in range(rng.randint(14, 22))).capitalize() + "."
         for _ in range(8)
     )
     return "\n".join(sentences)
@@ -34,7 +35,7 @@ def reprint(text: str, rng: random.Random) -> str:
     lines = text.split("\n")
     for at in rng.sample(range(len(lines)), 2):
         words = lines[at].split()
-        words[rng.randrange(len(words))] = rng.choice(_vocabulary())
+        words[rng.randrange(len(words))] = rng.choice(vocabulary())
         lines[at] = " ".join(words)
     return "Reprinted today\n" + "\n".join(lines) + "\nEdited by the desk."
 
