@@ -212,20 +212,20 @@ def _edited(
 
 def _sandwiched(mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...], there: int) -> bool:
     """The same block in the same place on both sides: before and after (or an end)."""
-    before = at == there == 0 or (
-        at > 0 and there > 0 and mine[at - 1].exact == theirs[there - 1].exact
-    )
-    last, their_last = at == len(mine) - 1, there == len(theirs) - 1
-    after = (last and their_last) or (
-        not last and not their_last and mine[at + 1].exact == theirs[there + 1].exact
-    )
-    return before and after
+    return all(_neighbours(mine, at, theirs, there, 1))
 
 
 def _aligned(
     mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...], there: int, span: int
 ) -> bool:
     """A neighbour in common: the blocks before, or those after ``theirs[there:there+span]``."""
+    return any(_neighbours(mine, at, theirs, there, span))
+
+
+def _neighbours(
+    mine: tuple[Block, ...], at: int, theirs: tuple[Block, ...], there: int, span: int
+) -> tuple[bool, bool]:
+    """(the blocks before are one, the blocks after are one), an end matching an end."""
     end = there + span - 1
     before = at == there == 0 or (
         at > 0 and there > 0 and mine[at - 1].exact == theirs[there - 1].exact
@@ -234,4 +234,4 @@ def _aligned(
     after = (last and their_last) or (
         not last and not their_last and mine[at + 1].exact == theirs[end + 1].exact
     )
-    return before or after
+    return before, after
