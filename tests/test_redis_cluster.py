@@ -1,7 +1,9 @@
-"""The Redis store on a real 3-master Redis Cluster on 127.0.0.1 (one slot holds the index)."""
+"""The Redis store on a real 3-master Redis Cluster on 127.0.0.1: sharded over its slots,
+or in one slot for an index written before sharding."""
 
 from __future__ import annotations
 
+import random
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,8 +13,10 @@ import redis
 
 from scrapy_simdedup import open_index
 from scrapy_simdedup.index import keyspace
-from scrapy_simdedup.index.stores.atomic import GuardedWrite
+from scrapy_simdedup.index.stores import open_store
+from scrapy_simdedup.index.stores.atomic import AtomicStore, GuardedWrite
 from scrapy_simdedup.index.stores.redis import RedisStore
+from scrapy_simdedup.index.stores.redis_sharded import ShardedRedisStore
 from tests import test_redis as single
 from tests.support import processes
 from tests.support.crashwriter import acknowledged_adds, assert_acknowledged_adds_kept, start_writer
@@ -40,21 +44,51 @@ def cluster_url(cluster: RedisCluster) -> str:
     return cluster.url
 
 
-@pytest.fixture
-def store(cluster_url: str) -> Iterator[RedisStore]:
-    opened = RedisStore(cluster_url, "contract")
+@pytest.fixture(params=["sharded", "one slot"])
+def store(cluster_url: str, request: pytest.FixtureRequest) -> Iterator[AtomicStore]:
+    if request.param == "sharded":
+        opened = open_store("redis", url=cluster_url, prefix="contract")
+        assert isinstance(opened, AtomicStore)
+    else:
+        opened = RedisStore(cluster_url, "contract")  # how an earlier version laid it out
     try:
         yield opened
     finally:
         opened.close()
 
 
-def test_a_cluster_url_opens_the_cluster_client(store: RedisStore) -> None:
-    assert store.location.endswith("(Redis Cluster, one slot)")
-    assert isinstance(store._open(), redis.cluster.RedisCluster)
+def test_a_cluster_url_opens_a_store_sharded_over_the_cluster(cluster_url: str) -> None:
+    store = open_store("redis", url=cluster_url, prefix="new")
+    try:
+        assert isinstance(store, ShardedRedisStore)
+        assert store.location.endswith("(Redis Cluster, 64 shards)")
+        assert isinstance(store._open(), redis.cluster.RedisCluster)
+    finally:
+        store.close()
 
 
-def test_the_store_contract_holds_on_the_cluster(store: RedisStore) -> None:
+def test_an_index_written_in_one_slot_opens_as_it_was(cluster_url: str) -> None:
+    earlier = RedisStore(cluster_url, "earlier")  # keys as an earlier version laid them out
+    earlier.write({keyspace.RECORD + b"written-before-sharding": b""})
+    with open_index(cluster_url, prefix="earlier") as index:
+        assert index.location.endswith("(Redis Cluster, one slot)")
+        assert index.query_or_add(0xF0F0, "a").added
+    with open_index(cluster_url, prefix="earlier") as index:
+        assert [m.key for m in index.query_or_add(0xF0F1, "b").matches] == ["a"]
+    assert earlier.get(keyspace.DOCUMENT + b"a") is not None  # in the one slot
+    earlier.close()
+
+
+def test_the_index_spreads_over_every_master(cluster: RedisCluster, cluster_url: str) -> None:
+    with open_index(cluster_url, prefix="spread") as index:
+        for n in range(300):
+            index.query_or_add(random.Random(n).getrandbits(64), f"page/{n}", b"sketch", [n])
+        assert len(index) == 300 and index.verify().consistent
+    held = [redis.Redis(port=port).dbsize() for port in cluster.ports]
+    assert all(keys >= 20 for keys in held), held  # 64 shards and the small records: 130 keys
+
+
+def test_the_store_contract_holds_on_the_cluster(store: AtomicStore) -> None:
     keys = [b"t\x00\x00", b"t\x00\xff", b"t\x01", b"t\x01\x00", b"u", b"\x00meta"]
     store.write(dict.fromkeys(keys, b"v"))
     assert [k for k, _ in store.scan(b"t\x00", b"t\x01")] == [b"t\x00\x00", b"t\x00\xff"]
@@ -111,13 +145,13 @@ def test_a_killed_master_loses_no_acknowledged_add(
     acknowledged = tmp_path / "acknowledged.txt"
     writer = start_writer(own_cluster.url, acknowledged)
     wait_until(lambda: len(acknowledged_adds(acknowledged)) >= 300, 60, "300 acknowledged adds")
-    node = own_cluster.master_of("{crash}:keys")
+    node = own_cluster.master_of("{crash:m}:keys")  # the small records' master
     own_cluster.kill(node)
     writer.wait(timeout=180)  # it fails once its retries find no master for the slot
     assert writer.returncode != 0
     done = acknowledged_adds(acknowledged)
     own_cluster.restart(node)
-    assert_acknowledged_adds_kept(own_cluster.url, done)
+    assert_acknowledged_adds_kept(own_cluster.url, done, sharded=True)
 
 
 def test_a_master_killed_mid_crawl_closes_the_spider(
@@ -135,7 +169,7 @@ def test_a_master_killed_mid_crawl_closes_the_spider(
             cwd=DEMO, env=crawl_env(), stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         wait_until(lambda: feed_lines(feed) >= 10, 120, "10 items in the feed")
-        own_cluster.kill(own_cluster.master_of("{killed}:keys"))
+        own_cluster.kill(own_cluster.master_of("{killed:m}:keys"))
         log = crawl.communicate(timeout=300)[1]  # bounded retries: no hang
     result = parse(crawl.returncode, log, feed)
     assert result.stats.get("finish_reason") == "simdedup_store_error", log[-3000:]

@@ -19,6 +19,9 @@ EXACT = b"x"
 """An exact-text hash: the key of the first page with that text."""
 MARK = b"f"
 """A URL recorded as fetched without a fingerprint (``FetchedMarks``, adaptive mode)."""
+PENDING = b"p"
+"""A page being added to a sharded Redis store, not settled yet: its sequence number, when
+it began and the pages that must be settled before it (``stores/redis_sharded.py``)."""
 RECORD = b"\x00"
 """Bookkeeping records below."""
 COUNT = RECORD + b"count"
@@ -49,7 +52,8 @@ URL_INDEX = b"u"
 COMPANIONS = (URL_INDEX,)
 """The namespaces a store may hold companion indexes under."""
 RESERVED = (
-    TABLE, DOCUMENT, SENTENCE, EXACT, MARK, RECORD, BLOCKS, RULES, RULE_NEWS, PARKED, WORKERS,
+    TABLE, DOCUMENT, SENTENCE, EXACT, MARK, PENDING, RECORD,
+    BLOCKS, RULES, RULE_NEWS, PARKED, WORKERS,
 )  # fmt: skip
 """The first bytes taken by the content index and the top-level kinds."""
 

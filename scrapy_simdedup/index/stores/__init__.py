@@ -28,10 +28,10 @@ def open_store(
         return LevelDBStore(path, **options)  # type: ignore[arg-type]
     if name == "redis":
         try:
-            from scrapy_simdedup.index.stores.redis import RedisStore
+            from scrapy_simdedup.index.stores.redis_sharded import open_redis
         except ImportError:
             raise ValueError(
                 "the redis store needs redis-py: pip install 'scrapy-simdedup[redis]'"
             ) from None
-        return RedisStore(**options)  # type: ignore[arg-type]
+        return open_redis(**options)  # type: ignore[arg-type]
     raise ValueError(f"unknown store {name!r}; choose one of {', '.join(STORE_KINDS)}")

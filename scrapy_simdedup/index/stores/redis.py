@@ -59,7 +59,11 @@ class RedisStore:
         *,
         timeout: float = 5.0,
         max_bucket: int = DEFAULT_MAX_BUCKET,
+        client: redis.Redis | RedisCluster | None = None,
+        owns_client: bool | None = None,
     ) -> None:
+        """``client``: an open connection to use (a sharded store's shards share one);
+        ``close`` closes it only if ``owns_client`` (by default, when none was given)."""
         if not prefix or "{" in prefix or "}" in prefix:
             raise ValueError(f"a Redis prefix must be non-empty and without braces, got {prefix!r}")
         self.location = f"{redacted(url)} prefix {prefix}"
@@ -70,32 +74,24 @@ class RedisStore:
         self._values = f"{tag}:values"
         self._lock_name = f"{tag}:open-lock"
         self._retired_lock = f"{tag}:lock"
-        options = {
-            "socket_timeout": timeout,
-            "socket_connect_timeout": timeout,
-            "retry": Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
-        }
+        self._owns_client = client is None if owns_client is None else owns_client
+        self._client: redis.Redis | RedisCluster | None = client or connect(url, timeout)
+        if isinstance(self._client, RedisCluster):
+            self.location += " (Redis Cluster, one slot)"  # every key shares the hash tag
+        register = self._client.register_script
+        self._near_or_write = register(redis_scripts.NEAR_OR_WRITE)
+        self._near_or_add = register(redis_scripts.NEAR_OR_ADD)
+        self._write_if = register(redis_scripts.WRITE_IF)
+        self._put_absent = register(redis_scripts.PUT_ABSENT)
+        self._append = register(redis_scripts.APPEND)
+        self._scan = register(redis_scripts.SCAN)
+
+    def holds_keys(self) -> bool:
+        """Whether anything is stored under this prefix."""
         try:
-            self._client: redis.Redis | RedisCluster | None = redis.Redis.from_url(
-                url, retry_on_error=[redis.ConnectionError, redis.TimeoutError], **options
-            )
-            self._client.ping()
-            if self._client.info("cluster").get("cluster_enabled"):
-                # Every key shares the hash tag: one slot, so the scripts run on its master.
-                self._client.close()
-                self._client = RedisCluster.from_url(url, **options)
-                self.location += " (Redis Cluster, one slot)"
-            self._near_or_write = self._client.register_script(redis_scripts.NEAR_OR_WRITE)
-            self._near_or_add = self._client.register_script(redis_scripts.NEAR_OR_ADD)
-            self._write_if = self._client.register_script(redis_scripts.WRITE_IF)
-            self._put_absent = self._client.register_script(redis_scripts.PUT_ABSENT)
-            self._append = self._client.register_script(redis_scripts.APPEND)
-            self._scan = self._client.register_script(redis_scripts.SCAN)
-        except (redis.RedisError, ValueError) as exc:
-            raise StoreError(
-                f"cannot reach Redis at {redacted(url)} ({exc}); is redis-server running "
-                "and SIMDEDUP_REDIS_URL right (host, port, password)?"
-            ) from None
+            return bool(self._open().exists(self._keys, self._values))
+        except redis.RedisError as exc:
+            raise StoreError(f"reading {self.location} failed: {exc}") from exc
 
     def _open(self) -> redis.Redis | RedisCluster:
         if self._client is None:
@@ -266,9 +262,33 @@ class RedisStore:
             raise StoreError(f"resetting {self.location} failed: {exc}") from exc
 
     def close(self) -> None:
-        if self._client is not None:
+        if self._client is not None and self._owns_client:
             self._client.close()
-            self._client = None
+        self._client = None
+
+
+def connect(url: str, timeout: float) -> redis.Redis | RedisCluster:
+    """A client for the Redis at ``url``: redis-py's cluster client when it is a node of a
+    Redis Cluster (``INFO cluster``). Timeouts are bounded, with three retries."""
+    options = {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "retry": Retry(ExponentialBackoff(cap=1.0, base=0.05), 3),
+    }
+    try:
+        client: redis.Redis | RedisCluster = redis.Redis.from_url(
+            url, retry_on_error=[redis.ConnectionError, redis.TimeoutError], **options
+        )
+        client.ping()
+        if client.info("cluster").get("cluster_enabled"):
+            client.close()
+            client = RedisCluster.from_url(url, **options)
+    except (redis.RedisError, ValueError) as exc:
+        raise StoreError(
+            f"cannot reach Redis at {redacted(url)} ({exc}); is redis-server running "
+            "and SIMDEDUP_REDIS_URL right (host, port, password)?"
+        ) from None
+    return client
 
 
 def _flat(write: GuardedWrite) -> list[bytes | int]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from scrapy_simdedup.index.stores import redis_layout
 
-_COUNTS = """
+COUNTS = """
 -- An 8-byte big-endian count, as bytes and back (0 for none).
 local function count_bytes(n)
   local out = {}
@@ -37,7 +37,7 @@ end
 
 _WRITE = (
     redis_layout.LUA
-    + _COUNTS
+    + COUNTS
     + """
 -- The guarded write starting at ARGV[i]: false when an expectation fails (nothing written).
 local function guarded_write(i)
@@ -198,7 +198,7 @@ return out
 # ``name`` as each claim's owner. A page and the near or sharing page it races with are so
 # never both added by this step: the later one sees the earlier (``index/shared.py``).
 NEAR_OR_ADD = (
-    _COUNTS
+    COUNTS
     + _NEAR
     + """
 local name, record, counter = ARGV[i], ARGV[i + 1], ARGV[i + 2]

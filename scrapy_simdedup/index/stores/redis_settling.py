@@ -1,0 +1,157 @@
+"""The Lua scripts of a sharded Redis store's look-up-and-add (``redis_sharded.py``).
+
+Each script runs on one shard (``KEYS[1]`` its sorted set, ``KEYS[2]`` its hash) and is
+atomic there. A page's pending state is one hash value: ``"P"``, its sequence number (8
+bytes), when it began (8 bytes, milliseconds of the server's clock), then the pages that
+asked it to wait for them, each ``distance + 1`` (one byte; 0 for a shared sentence), the
+name's length (2 bytes) and the name.
+"""
+
+from __future__ import annotations
+
+from scrapy_simdedup.index.stores.redis_scripts import COUNTS
+
+HEADER = 17
+"""Bytes of a pending state before its waiters."""
+
+_CLOCK = (
+    COUNTS
+    + """
+pcall(redis.replicate_commands)  -- Redis before 7: the clock read below, then writes
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+"""
+)
+
+# ARGV: record key, pending key, sequence number. 0: the page is stored (nothing begun);
+# 1: it is pending under this number (a retried call finds it so already).
+BEGIN = (
+    _CLOCK
+    + """
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
+local current = redis.call('HGET', KEYS[2], ARGV[2])
+if current and string.sub(current, 2, 9) == ARGV[3] then return 1 end
+redis.call('HSET', KEYS[2], ARGV[2], 'P' .. ARGV[3] .. count_bytes(now_ms()))
+return 1
+"""
+)
+
+# ARGV: limit, max bucket, offset (1-based, of the permuted SimHash in an entry), name,
+# insert (0/1), #ranges, (start, stop, query)... Reads each bucket, then (insert) puts the
+# page's entry in it. Returns {overflowed ranges, malformed keys, (name, distance)...}, the
+# page's own name left out when inserting.
+TABLES = """
+local limit, bucket, offset = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local own, insert = ARGV[4], ARGV[5] == '1'
+local distances, names = {}, {}
+local overflow, malformed = 0, 0
+local i = 7
+for _ = 1, tonumber(ARGV[6]) do
+  local start, stop, query = ARGV[i], ARGV[i + 1], ARGV[i + 2]
+  i = i + 3
+  local keys = redis.call('ZRANGEBYLEX', KEYS[1], '[' .. start, '(' .. stop, 'LIMIT', 0, bucket + 1)
+  if #keys > bucket then overflow = overflow + 1 end
+  for k = 1, math.min(#keys, bucket) do
+    local key = keys[k]
+    if #key < offset + 7 then
+      malformed = malformed + 1
+    else
+      local d = 0
+      for b = 0, 7 do
+        local x = bit.bxor(string.byte(key, offset + b), string.byte(query, b + 1))
+        while x ~= 0 do
+          x = bit.band(x, x - 1)
+          d = d + 1
+        end
+        if d > limit then break end
+      end
+      local name = string.sub(key, offset + 8)
+      if d <= limit and not (insert and name == own) then
+        if distances[name] == nil then names[#names + 1] = name end
+        if distances[name] == nil or d < distances[name] then distances[name] = d end
+      end
+    end
+  end
+  if insert then
+    redis.call('ZADD', KEYS[1], 0, string.sub(start, 1, offset - 1) .. query .. own)
+  end
+end
+local out = {overflow, malformed}
+for _, name in ipairs(names) do
+  out[#out + 1] = name
+  out[#out + 1] = distances[name]
+end
+return out
+"""
+
+# ARGV: name, claim keys... Each claim not held yet is taken; returns the other holders.
+CLAIM = """
+local out, seen = {}, {}
+for c = 2, #ARGV do
+  local owner = redis.call('HGET', KEYS[2], ARGV[c])
+  if not owner then
+    redis.call('HSET', KEYS[2], ARGV[c], ARGV[1])
+  elseif owner ~= ARGV[1] and not seen[owner] then
+    seen[owner] = true
+    out[#out + 1] = owner
+  end
+end
+return out
+"""
+
+# ARGV: name, claim keys... Gives back the claims the page still holds.
+UNCLAIM = """
+for c = 2, #ARGV do
+  if redis.call('HGET', KEYS[2], ARGV[c]) == ARGV[1] then redis.call('HDEL', KEYS[2], ARGV[c]) end
+end
+return 0
+"""
+
+# ARGV: the candidate's record key, its pending key, the asker's sequence number, a waiter
+# entry naming the asker (or '' to ask nothing), stale after (ms). Returns {1, record}: the
+# candidate is stored; {0}: it is not, nor pending (a pending state older than the stale
+# limit is removed: its worker died); {2}: it is pending with a lower number (the asker
+# waits); {3}: pending with a higher number, and it now waits for the asker (the entry is
+# appended to its state).
+RESOLVE = (
+    _CLOCK
+    + """
+local record = redis.call('HGET', KEYS[2], ARGV[1])
+if record then return {1, record} end
+local state = redis.call('HGET', KEYS[2], ARGV[2])
+if not state then return {0} end
+if now_ms() - count_of(string.sub(state, 10, 17)) > tonumber(ARGV[5]) then
+  redis.call('HDEL', KEYS[2], ARGV[2])
+  return {0}
+end
+if count_of(string.sub(state, 2, 9)) < count_of(ARGV[3]) then return {2} end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], state .. ARGV[4]) end
+return {3}
+"""
+)
+
+# ARGV: record key, pending key, sequence number, record, waiter bytes already handled.
+# Returns {1}: stored now (the pending state is gone); {2, waiters}: pages that asked it to
+# wait since (their entries, unparsed); {0}: the pending state is gone or another's.
+SETTLE = (
+    COUNTS
+    + f"""
+local state = redis.call('HGET', KEYS[2], ARGV[2])
+if not state or string.sub(state, 2, 9) ~= ARGV[3] then return {{0}} end
+local handled = {HEADER} + tonumber(ARGV[5])
+if #state > handled then return {{2, string.sub(state, handled + 1)}} end
+redis.call('HDEL', KEYS[2], ARGV[2])
+redis.call('ZADD', KEYS[1], 0, ARGV[1])  -- a record is in both (redis_layout)
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+return {{1}}
+"""
+)
+
+# ARGV: pending key, sequence number. The page will not be stored: its state goes.
+ABANDON = """
+local state = redis.call('HGET', KEYS[2], ARGV[1])
+if state and string.sub(state, 2, 9) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) end
+return 0
+"""
