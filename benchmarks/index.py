@@ -11,7 +11,7 @@ all agree. Baselines: a brute-force numpy XOR + popcount scan, numpy sorted perm
 ``--only leveldb,redis-1-clients,redis-4-clients,redis-8-clients`` measures the Redis store
 (a redis-server started on 127.0.0.1 without persistence) with 1, 4 and 8 client processes
 sharing one index, LevelDB in the same run; ``cluster-4-clients`` (any count) does the same
-on a 3-master Redis Cluster started on 127.0.0.1 (the index in its one slot).
+on a 3-master Redis Cluster started on 127.0.0.1 (the index sharded over its slots).
 
 After the adds and the queries, every store also runs one look-up-and-add (``query_or_add``,
 what the pipeline does per page) for each query, under a new key: ``qadds/s`` is their total

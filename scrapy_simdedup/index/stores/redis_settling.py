@@ -1,8 +1,9 @@
 """The Lua scripts of a sharded Redis store's look-up-and-add (``redis_sharded.py``).
 
 Each script runs on one shard (``KEYS[1]`` its sorted set, ``KEYS[2]`` its hash) and is
-atomic there. A page's pending state is one hash value: ``"P"``, its sequence number (8
-bytes), when it began (8 bytes, milliseconds of the server's clock), then the pages that
+atomic there. A page's pending state is one hash value: ``"P"``, its sequence number
+(``NUMBER`` bytes, compared byte by byte), when it began (8 bytes, milliseconds of the
+server's clock), then the pages that
 asked it to wait for them, each ``distance + 1`` (one byte; 0 for a shared sentence), the
 name's length (2 bytes) and the name.
 """
@@ -11,11 +12,28 @@ from __future__ import annotations
 
 from scrapy_simdedup.index.stores.redis_scripts import COUNTS
 
-HEADER = 17
+NUMBER = 12
+"""Bytes of a sequence number: the worker's clock in nanoseconds (8) and 4 random bytes. Any
+total order of pending pages will do (``redis_sharded``); this one needs no round trip."""
+HEADER = 1 + NUMBER + 8
 """Bytes of a pending state before its waiters."""
+_NUMBERED = f"""
+local NUMBER_END, CLOCK_END = {1 + NUMBER}, {HEADER}
+local function number_of(state) return string.sub(state, 2, NUMBER_END) end
+local function began(state) return count_of(string.sub(state, NUMBER_END + 1, CLOCK_END)) end
+-- Whether sequence number a comes before b (byte by byte: no locale in between).
+local function before(a, b)
+  for i = 1, #a do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return false
+end
+"""
 
 _CLOCK = (
     COUNTS
+    + _NUMBERED
     + """
 pcall(redis.replicate_commands)  -- Redis before 7: the clock read below, then writes
 local function now_ms()
@@ -32,7 +50,7 @@ BEGIN = (
     + """
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
 local current = redis.call('HGET', KEYS[2], ARGV[2])
-if current and string.sub(current, 2, 9) == ARGV[3] then return 1 end
+if current and number_of(current) == ARGV[3] then return 1 end
 redis.call('HSET', KEYS[2], ARGV[2], 'P' .. ARGV[3] .. count_bytes(now_ms()))
 return 1
 """
@@ -122,11 +140,11 @@ local record = redis.call('HGET', KEYS[2], ARGV[1])
 if record then return {1, record} end
 local state = redis.call('HGET', KEYS[2], ARGV[2])
 if not state then return {0} end
-if now_ms() - count_of(string.sub(state, 10, 17)) > tonumber(ARGV[5]) then
+if now_ms() - began(state) > tonumber(ARGV[5]) then
   redis.call('HDEL', KEYS[2], ARGV[2])
   return {0}
 end
-if count_of(string.sub(state, 2, 9)) < count_of(ARGV[3]) then return {2} end
+if before(number_of(state), ARGV[3]) then return {2} end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], ARGV[2], state .. ARGV[4]) end
 return {3}
 """
@@ -137,21 +155,35 @@ return {3}
 # wait since (their entries, unparsed); {0}: the pending state is gone or another's.
 SETTLE = (
     COUNTS
-    + f"""
+    + _NUMBERED
+    + """
 local state = redis.call('HGET', KEYS[2], ARGV[2])
-if not state or string.sub(state, 2, 9) ~= ARGV[3] then return {{0}} end
-local handled = {HEADER} + tonumber(ARGV[5])
-if #state > handled then return {{2, string.sub(state, handled + 1)}} end
+if not state or number_of(state) ~= ARGV[3] then return {0} end
+local handled = CLOCK_END + tonumber(ARGV[5])
+if #state > handled then return {2, string.sub(state, handled + 1)} end
 redis.call('HDEL', KEYS[2], ARGV[2])
 redis.call('ZADD', KEYS[1], 0, ARGV[1])  -- a record is in both (redis_layout)
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
-return {{1}}
+return {1}
 """
 )
 
 # ARGV: pending key, sequence number. The page will not be stored: its state goes.
-ABANDON = """
+ABANDON = (
+    COUNTS
+    + _NUMBERED
+    + """
 local state = redis.call('HGET', KEYS[2], ARGV[1])
-if state and string.sub(state, 2, 9) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) end
+if state and number_of(state) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) end
+return 0
+"""
+)
+
+# ARGV: keys. Each goes from the sorted set and the hash.
+REMOVE = """
+for k = 1, #ARGV do
+  redis.call('ZREM', KEYS[1], ARGV[k])
+  redis.call('HDEL', KEYS[2], ARGV[k])
+end
 return 0
 """

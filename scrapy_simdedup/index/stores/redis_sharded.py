@@ -6,9 +6,11 @@ cannot be one script any more: the page's table entries, record and sentence cla
 different slots. So a page is added in steps (``redis_settling`` has the scripts), each
 atomic on its own shard, and no lock anywhere:
 
-1. it takes a sequence number (``INCR``) and marks itself pending beside its record's place;
+1. it takes a sequence number (its worker's clock and random bytes: any total order of the
+   pending pages will do) and marks itself pending beside its record's place;
 2. per table, one script reads the bucket of its permuted prefix and inserts its own entry
-   there; one script per shard takes its sentence claims and returns their other holders;
+   there; one script per shard takes its sentence claims and returns their other holders
+   (these scripts go out together, in one pipeline);
 3. it resolves each page found: stored (a near page: not added), gone (passed over), pending
    with a lower number (it waits for that page to settle), or pending with a higher number
    (that page now waits for it: the asker's name is appended to its pending state);
@@ -51,6 +53,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import os
 import time
 from collections import defaultdict
 from typing import TYPE_CHECKING
@@ -114,7 +117,6 @@ class ShardedRedisStore:
         self._shards = [
             RedisStore(url, name, max_bucket=max_bucket, client=self._client) for name in names
         ]
-        self._sequence = "{" + prefix + ":m}:sequence"
         self._retired_lock = "{" + prefix + "}:lock"
         register = self._client.register_script
         self._begin = register(redis_settling.BEGIN)
@@ -124,6 +126,7 @@ class ShardedRedisStore:
         self._resolve = register(redis_settling.RESOLVE)
         self._settle = register(redis_settling.SETTLE)
         self._abandon = register(redis_settling.ABANDON)
+        self._remove = register(redis_settling.REMOVE)
 
     @property
     def overflow(self) -> int:
@@ -139,6 +142,35 @@ class ShardedRedisStore:
             return script(keys=[shard._keys, shard._values], args=args)
         except redis.RedisError as exc:
             raise StoreError(f"looking up and adding in {self.location} failed: {exc}") from exc
+
+    def _run_all(self, calls: Sequence[tuple[Script, RedisStore, list[bytes | int]]]) -> list:  # type: ignore[type-arg]
+        """Scripts on several shards in one pipeline (each still atomic on its shard); only
+        for steps that may run twice, since a script the server lost is loaded and all of
+        them are sent again."""
+        if len(calls) <= 1:
+            return [self._run(*call) for call in calls]
+        client = self._open()
+        for attempt in range(2):
+            pipe = client.pipeline(transaction=False)
+            for script, shard, args in calls:  # EVALSHA itself is refused in a cluster pipeline
+                command = ("EVALSHA", script.sha, 2, shard._keys, shard._values, *args)
+                if isinstance(client, RedisCluster):  # else it asks the server for the keys
+                    node = client.get_node_from_key(shard._keys)  # type: ignore[no-untyped-call]
+                    pipe.execute_command(*command, target_nodes=node)
+                else:
+                    pipe.execute_command(*command)
+            try:
+                return pipe.execute()
+            except redis.ResponseError as exc:
+                if attempt:  # else most likely a script this server has not loaded yet
+                    raise StoreError(
+                        f"looking up and adding in {self.location} failed: {exc}"
+                    ) from exc
+                for script in {call[0] for call in calls}:
+                    client.script_load(script.script)
+            except redis.RedisError as exc:
+                raise StoreError(f"looking up and adding in {self.location} failed: {exc}") from exc
+        raise AssertionError("unreachable")
 
     # -- the Store protocol ---------------------------------------------------------------
 
@@ -199,11 +231,7 @@ class ShardedRedisStore:
             except redis.RedisError as exc:
                 raise StoreError(f"resetting {self.location} failed: {exc}") from exc
             progress(f"reset: removing {entries:,} entries of {self.location}")
-        removed = [shard.destroy() for shard in self._shards]
-        try:
-            self._open().delete(self._sequence)
-        except redis.RedisError as exc:
-            raise StoreError(f"resetting {self.location} failed: {exc}") from exc
+        removed = [shard.destroy() for shard in self._shards]  # every one, not up to a first
         return any(removed)
 
     # -- the AtomicStore protocol ---------------------------------------------------------
@@ -269,9 +297,7 @@ class ShardedRedisStore:
             if not self._run(self._begin, home, [record_key, pending_key, sequence]):
                 near, malformed = self._stored_near(probe, name)  # a revisit, or a move
                 return Probed(near, written=False, malformed=malformed)
-            found, malformed = self._insert_and_read(probe, name)
-            for owner in self._take_claims(name, claims):
-                found.setdefault(owner, -1)
+            found, malformed = self._insert_and_read(probe, name, claims)
             stored = self._stored_among(found, probe.documents, name, sequence)
             if not stored:
                 outcome, stored = self._settled(probe.documents, name, record, sequence)
@@ -292,36 +318,41 @@ class ShardedRedisStore:
     # -- the steps ------------------------------------------------------------------------
 
     def _next_number(self) -> bytes:
-        try:
-            number = int(self._open().incr(self._sequence))
-        except redis.RedisError as exc:
-            raise StoreError(f"looking up and adding in {self.location} failed: {exc}") from exc
-        return number.to_bytes(8, "big")
+        """A sequence number (``redis_settling.NUMBER``): unique, and later for later pages
+        of one worker (which the proof does not need, but which keeps waits short)."""
+        return time.time_ns().to_bytes(8, "big") + os.urandom(4)
 
-    def _insert_and_read(self, probe: NearProbe, name: bytes) -> tuple[dict[bytes, int], int]:
-        return self._buckets(probe, name, insert=True)
+    def _insert_and_read(
+        self, probe: NearProbe, name: bytes, claims: Sequence[bytes] = ()
+    ) -> tuple[dict[bytes, int], int]:
+        """Step 2: the pages in the buckets (their distances) and the holders of the claims
+        (-1), the page's own entries and claims put in; and the malformed keys."""
+        return self._buckets(probe, name, insert=True, claims=claims)
 
     def _buckets(
-        self, probe: NearProbe, name: bytes, *, insert: bool
+        self, probe: NearProbe, name: bytes, *, insert: bool, claims: Sequence[bytes] = ()
     ) -> tuple[dict[bytes, int], int]:
         """Names within the limit in each bucket of ``probe`` (the page's own entry put
         there first when ``insert``), with their distances; and the malformed keys."""
         by_shard: dict[int, list[bytes]] = defaultdict(list)
         for (start, stop), query in zip(probe.ranges, probe.queries, strict=True):
             by_shard[shard_of(start[: probe.offset] + query)] += (start, stop, query)
+        calls: list[tuple[Script, RedisStore, list[bytes | int]]] = []
+        for n, ranges in by_shard.items():
+            head: list[bytes | int] = [
+                probe.limit, self.max_bucket, probe.offset + 1, name, int(insert)
+            ]  # fmt: skip
+            calls.append((self._tables, self._shards[n], [*head, len(ranges) // 3, *ranges]))
+        for n, (shard_claims, _) in _grouped(dict.fromkeys(claims, b""), ()).items():
+            calls.append((self._claim, self._shards[n], [name, *shard_claims]))
+        replies = self._run_all(calls)
         found: dict[bytes, int] = {}
         malformed = 0
-        for n, ranges in by_shard.items():
-            shard = self._shards[n]
-            head: list[bytes | int] = [
-                probe.limit,
-                self.max_bucket,
-                probe.offset + 1,
-                name,
-                int(insert),
-            ]
-            reply = self._run(self._tables, shard, [*head, len(ranges) // 3, *ranges])
-            assert isinstance(reply, list)
+        for (script, shard, _), reply in zip(calls, replies, strict=True):
+            if script is self._claim:
+                for holder in reply:
+                    found.setdefault(holder, -1)
+                continue
             shard.overflow += reply[0]
             malformed += reply[1]
             for other, distance in zip(reply[2::2], reply[3::2], strict=True):
@@ -339,14 +370,6 @@ class ShardedRedisStore:
             if record is not None:
                 near.append((other, distance, record))
         return near, malformed
-
-    def _take_claims(self, name: bytes, claims: Sequence[bytes]) -> list[bytes]:
-        holders: list[bytes] = []
-        for n, (shard_claims, _) in _grouped(dict.fromkeys(claims, b""), ()).items():
-            reply = self._run(self._claim, self._shards[n], [name, *shard_claims])
-            assert isinstance(reply, list)
-            holders += [holder for holder in reply if holder not in holders]
-        return holders
 
     def _stored_among(
         self, found: Mapping[bytes, int], documents: bytes, name: bytes, sequence: bytes
@@ -419,14 +442,19 @@ class ShardedRedisStore:
         sequence: bytes,
     ) -> None:
         """A page that will not be stored: its pending state, entries and claims go."""
-        self._run(self._abandon, self._of(probe.documents + name), [pending_key, sequence])
+        home = self._of(probe.documents + name)
+        calls: list[tuple[Script, RedisStore, list[bytes | int]]] = [
+            (self._abandon, home, [pending_key, sequence])
+        ]
         entries = [
             start[: probe.offset] + query + name
             for (start, _), query in zip(probe.ranges, probe.queries, strict=True)
         ]
-        self.write({}, entries)
+        for n, (_, shard_entries) in _grouped({}, entries).items():
+            calls.append((self._remove, self._shards[n], list(shard_entries)))
         for n, (shard_claims, _) in _grouped(dict.fromkeys(claims, b""), ()).items():
-            self._run(self._unclaim, self._shards[n], [name, *shard_claims])
+            calls.append((self._unclaim, self._shards[n], [name, *shard_claims]))
+        self._run_all(calls)
 
     def _count(self, counter: bytes, delta: int) -> None:
         self._of(counter).write_if(GuardedWrite({}, counter=counter, delta=delta))
