@@ -54,28 +54,54 @@ def _record(fingerprint: int) -> bytes:
     return fingerprint.to_bytes(8, "big") + b"sketch"
 
 
-def _begin_and_insert(store: ShardedRedisStore, fingerprint: int, name: bytes) -> bytes:
-    """A page stopped after its first two steps: pending, its entries in the tables."""
+def _begin_and_insert(
+    store: ShardedRedisStore,
+    fingerprint: int,
+    name: bytes,
+    claims: list[bytes] | None = None,
+    sequence: bytes = b"",
+) -> bytes:
+    """A page stopped after its first two steps: pending, its entries in the tables and
+    its ``claims`` taken."""
     _, probe = _probe(store, fingerprint)
-    sequence = store._next_number()
+    sequence = sequence or store._next_number()
     record_key = keyspace.DOCUMENT + name
     pending = keyspace.PENDING + name
     assert store._run(store._begin, store._of(record_key), [record_key, pending, sequence])
-    store._insert_and_read(probe, name)
+    store._insert_and_read(probe, name, claims or [])
     return sequence
 
 
-def _add_in_thread(store: ShardedRedisStore, fingerprint: int, name: bytes) -> list[object]:
-    result: list[object] = []
-    _, probe = _probe(store, fingerprint)
+class Adding(threading.Thread):
+    """``near_or_add`` in a thread of its own: a page offered while the test holds another
+    between its steps. ``result`` is the Probed, or the exception it raised."""
 
-    def add() -> None:
-        result.append(store.near_or_add(probe, name, _record(fingerprint), keyspace.COUNT))
+    def __init__(
+        self,
+        store: ShardedRedisStore,
+        fingerprint: int,
+        name: bytes,
+        claims: list[bytes] | None = None,
+    ) -> None:
+        super().__init__(daemon=True)
+        self.args_ = (store, fingerprint, name, claims or [])
+        self.result: Probed | BaseException | None = None
+        self.start()
 
-    thread = threading.Thread(target=add, daemon=True)
-    thread.start()
-    result.append(thread)
-    return result
+    def run(self) -> None:
+        store, fingerprint, name, claims = self.args_
+        _, probe = _probe(store, fingerprint)
+        try:
+            record = _record(fingerprint)
+            self.result = store.near_or_add(probe, name, record, keyspace.COUNT, claims)
+        except BaseException as exc:  # reported by outcome()
+            self.result = exc
+
+    def outcome(self, timeout: float = 10) -> Probed:
+        self.join(timeout)
+        assert not self.is_alive(), f"{self.args_[2]!r} still waits after {timeout} s"
+        assert isinstance(self.result, Probed), self.result
+        return self.result
 
 
 def test_a_page_pending_before_waits_out_the_later_one(
@@ -83,16 +109,14 @@ def test_a_page_pending_before_waits_out_the_later_one(
 ) -> None:
     slow, fast = stores
     sequence = _begin_and_insert(slow, 0xF0F0, b"first")
-    racing = _add_in_thread(fast, 0xF0F1, b"second")
+    racing = Adding(fast, 0xF0F1, b"second")
     time.sleep(0.3)
-    thread = racing[0]
-    assert isinstance(thread, threading.Thread) and thread.is_alive()  # it waits for 'first'
+    assert racing.is_alive()  # it waits for 'first'
     outcome, _ = slow._settled(keyspace.DOCUMENT, b"first", _record(0xF0F0), sequence)
     assert outcome == "stored"
-    thread.join(timeout=10)
-    assert not thread.is_alive(), "the second page still waits after the first settled"
-    probed = racing[1]
-    assert isinstance(probed, Probed)
+    again, _ = slow._settled(keyspace.DOCUMENT, b"first", _record(0xF0F0), sequence)
+    assert again == "stored"  # a retried call (its reply lost) is not told to start again
+    probed = racing.outcome()
     assert not probed.written and [name for name, _, _ in probed.near] == [b"first"]
     assert fast.get(keyspace.DOCUMENT + b"second") is None
 
@@ -109,7 +133,7 @@ def test_a_page_pending_after_is_made_to_wait_for_the_earlier_one(
     early._run(early._begin, early._of(record_key), [record_key, pending, early_number])
     found, _ = early._insert_and_read(probe, b"early")
     assert found == {b"late": 1}
-    assert early._stored_among(found, keyspace.DOCUMENT, b"early", early_number) == []
+    assert early._resolved_all(found, keyspace.DOCUMENT, b"early", early_number).stored == []
     outcome, _ = early._settled(keyspace.DOCUMENT, b"early", _record(0xF0F0), early_number)
     assert outcome == "stored"
     # 'late' read nothing when it inserted; settling, it finds 'early' asked it to wait.
@@ -162,3 +186,72 @@ def test_a_page_not_stored_takes_its_entries_and_claims_out(
     assert index.verify().consistent and len(index) == 1
     assert shared.discard(index, store, b"a")
     assert index.verify().consistent and len(index) == 0
+
+
+SENTENCE = keyspace.SENTENCE + b"\x11" * 8
+FAR = (0xFFFF_FFFF_0000_0000, 0x0000_FFFF_FFFF_0000, 0x00FF_00FF_00FF_00FF)
+"""Fingerprints far from each other and from 0xF0F0 (pages that share only a sentence)."""
+
+
+def test_two_pages_waiting_on_a_withdrawn_claim_holder_meet_each_other(
+    stores: tuple[ShardedRedisStore, ShardedRedisStore], redis_url: str
+) -> None:
+    holder, first = stores
+    second = ShardedRedisStore(redis_url, "sharded", stale=1.0)
+    try:
+        sequence = _begin_and_insert(holder, 0xF0F0, b"holder", [SENTENCE])
+        racing = [Adding(first, FAR[0], b"B", [SENTENCE]), Adding(second, FAR[1], b"C", [SENTENCE])]
+        time.sleep(0.3)
+        _, probe = _probe(holder, 0xF0F0)  # it found a stored page near it: it withdraws
+        holder._withdraw(
+            probe, b"holder", [SENTENCE], keyspace.PENDING + b"holder", sequence, stored=[]
+        )
+        results = [adding.outcome() for adding in racing]
+        kept = [r for r in results if r.written]
+        assert len(kept) == 1, results  # both were kept, sharing the sentence, before
+        refused = next(r for r in results if not r.written)
+        owner = holder.get(SENTENCE)
+        assert owner in (b"B", b"C") and [o for o, _ in refused.owners] == [owner]
+    finally:
+        second.close()
+
+
+def test_a_stored_page_owns_the_claims_its_withdrawn_rival_held(
+    stores: tuple[ShardedRedisStore, ShardedRedisStore],
+) -> None:
+    rival_store, store = stores
+    numbered_first = store._next_number()  # B is numbered first, its rival claims first
+    rival_number = _begin_and_insert(rival_store, FAR[0], b"rival", [SENTENCE])
+    _begin_and_insert(store, FAR[1], b"B", [SENTENCE], sequence=numbered_first)
+    found = {b"rival": -1}
+    seen = store._resolved_all(found, keyspace.DOCUMENT, b"B", numbered_first)
+    assert seen.deferred_claims == {b"rival"}  # the rival must now wait for B
+    outcome, _ = store._settled(keyspace.DOCUMENT, b"B", _record(FAR[1]), numbered_first)
+    assert outcome == "stored"
+    outcome, stored = rival_store._settled(
+        keyspace.DOCUMENT, b"rival", _record(FAR[0]), rival_number
+    )
+    assert outcome == "copy" and [name for name, _, _ in stored] == [b"B"]
+    _, probe = _probe(rival_store, FAR[0])
+    rival_store._withdraw(
+        probe, b"rival", [SENTENCE], keyspace.PENDING + b"rival", rival_number, stored=stored
+    )
+    assert store.get(SENTENCE) == b"B"  # before: given back, so no page owned it
+    _, later = _probe(store, FAR[2])  # a later reprint of B, alone, sharing the sentence
+    probed = store.near_or_add(later, b"D", _record(FAR[2]), keyspace.COUNT, [SENTENCE])
+    assert not probed.written and [o for o, _ in probed.owners] == [b"B"]
+
+
+def test_a_page_stored_before_its_rival_withdrew_takes_the_claim_back(
+    stores: tuple[ShardedRedisStore, ShardedRedisStore],
+) -> None:
+    rival_store, store = stores
+    rival_number = _begin_and_insert(rival_store, FAR[0], b"rival", [SENTENCE])
+    racing = Adding(store, FAR[1], b"B", [SENTENCE])  # numbered after: it waits
+    time.sleep(0.3)
+    _, probe = _probe(rival_store, FAR[0])  # the rival found another page and withdraws
+    rival_store._withdraw(
+        probe, b"rival", [SENTENCE], keyspace.PENDING + b"rival", rival_number, stored=[]
+    )
+    assert racing.outcome().written
+    assert store.get(SENTENCE) == b"B"  # the claim given back was taken over

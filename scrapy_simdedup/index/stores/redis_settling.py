@@ -5,7 +5,7 @@ atomic there. A page's pending state is one hash value: ``"P"``, its sequence nu
 (``NUMBER`` bytes, compared byte by byte), when it began (8 bytes, milliseconds of the
 server's clock), then the pages that
 asked it to wait for them, each ``distance + 1`` (one byte; 0 for a shared sentence), the
-name's length (2 bytes) and the name.
+name's length (4 bytes) and the name.
 """
 
 from __future__ import annotations
@@ -104,12 +104,17 @@ end
 return out
 """
 
-# ARGV: name, claim keys... Each claim not held yet is taken; returns the other holders.
+# ARGV: name, #passed, passed names..., claim keys... Each claim not held yet, or held by a
+# passed page (found neither stored nor pending: it withdrew, or its worker died), is taken;
+# returns the other holders.
 CLAIM = """
+local passed = {}
+local first = 3 + tonumber(ARGV[2])
+for p = 3, first - 1 do passed[ARGV[p]] = true end
 local out, seen = {}, {}
-for c = 2, #ARGV do
+for c = first, #ARGV do
   local owner = redis.call('HGET', KEYS[2], ARGV[c])
-  if not owner then
+  if not owner or passed[owner] then
     redis.call('HSET', KEYS[2], ARGV[c], ARGV[1])
   elseif owner ~= ARGV[1] and not seen[owner] then
     seen[owner] = true
@@ -119,10 +124,17 @@ end
 return out
 """
 
-# ARGV: name, claim keys... Gives back the claims the page still holds.
+# ARGV: name, successor, claim keys... The claims the page still holds pass to the successor
+# (the stored page it was found a copy of), or are given back when there is none.
 UNCLAIM = """
-for c = 2, #ARGV do
-  if redis.call('HGET', KEYS[2], ARGV[c]) == ARGV[1] then redis.call('HDEL', KEYS[2], ARGV[c]) end
+for c = 3, #ARGV do
+  if redis.call('HGET', KEYS[2], ARGV[c]) == ARGV[1] then
+    if ARGV[2] == '' then
+      redis.call('HDEL', KEYS[2], ARGV[c])
+    else
+      redis.call('HSET', KEYS[2], ARGV[c], ARGV[2])
+    end
+  end
 end
 return 0
 """
@@ -151,13 +163,15 @@ return {3}
 )
 
 # ARGV: record key, pending key, sequence number, record, waiter bytes already handled.
-# Returns {1}: stored now (the pending state is gone); {2, waiters}: pages that asked it to
+# Returns {1}: stored now (the pending state is gone; or was, by this very call, which
+# redis-py sent again when its reply was lost); {2, waiters}: pages that asked it to
 # wait since (their entries, unparsed); {0}: the pending state is gone or another's.
 SETTLE = (
     COUNTS
     + _NUMBERED
     + """
 local state = redis.call('HGET', KEYS[2], ARGV[2])
+if not state and redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[4] then return {1} end  -- retried
 if not state or number_of(state) ~= ARGV[3] then return {0} end
 local handled = CLOCK_END + tonumber(ARGV[5])
 if #state > handled then return {2, string.sub(state, handled + 1)} end
@@ -168,14 +182,18 @@ return {1}
 """
 )
 
-# ARGV: pending key, sequence number. The page will not be stored: its state goes.
+# ARGV: pending key, sequence number. The page will not be stored: its state goes. Returns
+# the pages that had asked it to wait (their entries, unparsed).
 ABANDON = (
     COUNTS
     + _NUMBERED
     + """
 local state = redis.call('HGET', KEYS[2], ARGV[1])
-if state and number_of(state) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) end
-return 0
+if state and number_of(state) == ARGV[2] then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return string.sub(state, CLOCK_END + 1)
+end
+return ''
 """
 )
 

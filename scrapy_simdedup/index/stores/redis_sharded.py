@@ -56,6 +56,7 @@ import heapq
 import os
 import time
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import redis
@@ -68,6 +69,7 @@ from scrapy_simdedup.index.stores import redis_settling
 from scrapy_simdedup.index.stores.atomic import GuardedWrite, Probed
 from scrapy_simdedup.index.stores.redis import DEFAULT_MAX_BUCKET, RETIRED, RedisStore, connect
 from scrapy_simdedup.index.stores.redis_routing import META, SHARDS, shard_of, shards_of_range
+from scrapy_simdedup.index.stores.redis_settling import NUMBER
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -91,6 +93,18 @@ def open_redis(
 
 MAX_RESTARTS = 32  # a page whose pending state keeps being taken for a dead worker's
 MAX_WAIT_ROUNDS = 10_000  # pages asking one page to wait for them, batch by batch
+MAX_CLAIM_ROUNDS = 8  # claims passed on from page to page while it looks
+_GONE, _STORED, _EARLIER, _LATER = 0, 1, 2, 3  # what RESOLVE finds (redis_settling)
+
+
+@dataclass
+class Seen:
+    """What step 3 found: the stored pages (name, distance, record), and the holders of
+    claims that were pending after this page (asked to wait for it) or gone."""
+
+    stored: list[tuple[bytes, int, bytes]] = field(default_factory=list)
+    deferred_claims: set[bytes] = field(default_factory=set)
+    passed_claims: set[bytes] = field(default_factory=set)
 
 
 class ShardedRedisStore:
@@ -151,16 +165,12 @@ class ShardedRedisStore:
             return [self._run(*call) for call in calls]
         client = self._open()
         for attempt in range(2):
-            pipe = client.pipeline(transaction=False)
-            for script, shard, args in calls:  # EVALSHA itself is refused in a cluster pipeline
-                command = ("EVALSHA", script.sha, 2, shard._keys, shard._values, *args)
-                if isinstance(client, RedisCluster):  # else it asks the server for the keys
-                    node = client.get_node_from_key(shard._keys)  # type: ignore[no-untyped-call]
-                    pipe.execute_command(*command, target_nodes=node)
-                else:
-                    pipe.execute_command(*command)
+            commands = [
+                (shard, ("EVALSHA", script.sha, 2, shard._keys, shard._values, *args))
+                for script, shard, args in calls
+            ]  # EVALSHA's own method is refused in a cluster pipeline
             try:
-                return pipe.execute()
+                return self._pipelined(commands)
             except redis.ResponseError as exc:
                 if attempt:  # else most likely a script this server has not loaded yet
                     raise StoreError(
@@ -171,6 +181,19 @@ class ShardedRedisStore:
             except redis.RedisError as exc:
                 raise StoreError(f"looking up and adding in {self.location} failed: {exc}") from exc
         raise AssertionError("unreachable")
+
+    def _pipelined(self, commands: Sequence[tuple[RedisStore, tuple[object, ...]]]) -> list:  # type: ignore[type-arg]
+        """Commands on several shards in one pipeline, each sent to its shard's node (else
+        redis-py asks the server for each command's keys first)."""
+        client = self._open()
+        pipe = client.pipeline(transaction=False)
+        for shard, command in commands:
+            if isinstance(client, RedisCluster):
+                node = client.get_node_from_key(shard._keys)  # type: ignore[no-untyped-call]
+                pipe.execute_command(*command, target_nodes=node)
+            else:
+                pipe.execute_command(*command)
+        return pipe.execute()
 
     # -- the Store protocol ---------------------------------------------------------------
 
@@ -184,16 +207,31 @@ class ShardedRedisStore:
         return heapq.merge(*(shard.scan(start, stop) for shard in shards), key=_first)
 
     def keys(self, ranges: Iterable[tuple[bytes, bytes]]) -> list[bytes]:
+        """Range by range; the ranges within one shard (a look-up's buckets) in one
+        pipeline."""
+        ranges = list(ranges)
+        shards = [shards_of_range(start, stop) for start, stop in ranges]
+        single = [
+            (self._shards[n[0]], ("ZRANGEBYLEX", self._shards[n[0]]._keys, b"[" + start,
+                                  b"(" + stop, "LIMIT", 0, self.max_bucket + 1))
+            for (start, stop), n in zip(ranges, shards, strict=True)
+            if len(n) == 1
+        ]  # fmt: skip
+        try:
+            buckets = iter(self._pipelined(single) if single else [])
+        except redis.RedisError as exc:
+            raise StoreError(f"reading {self.location} failed: {exc}") from exc
         found: list[bytes] = []
-        for start, stop in ranges:
-            shards = shards_of_range(start, stop)
-            if len(shards) == 1:
-                found += self._shards[shards[0]].keys([(start, stop)])
-                continue
-            merged = sorted(k for n in shards for k in self._shards[n].keys([(start, stop)]))
-            if len(merged) > self.max_bucket:
-                self._shards[META].overflow += 1
-            found += merged[: self.max_bucket]
+        for (start, stop), spread in zip(ranges, shards, strict=True):
+            if len(spread) == 1:
+                bucket = next(buckets)
+                shard = self._shards[spread[0]]
+            else:
+                bucket = sorted(k for n in spread for k in self._shards[n].keys([(start, stop)]))
+                shard = self._shards[META]
+            if len(bucket) > self.max_bucket:
+                shard.overflow += 1
+            found += bucket[: self.max_bucket]
         return found
 
     def write(self, puts: Mapping[bytes, bytes], deletes: Iterable[bytes] = ()) -> None:
@@ -298,15 +336,20 @@ class ShardedRedisStore:
                 near, malformed = self._stored_near(probe, name)  # a revisit, or a move
                 return Probed(near, written=False, malformed=malformed)
             found, malformed = self._insert_and_read(probe, name, claims)
-            stored = self._stored_among(found, probe.documents, name, sequence)
+            seen = self._resolved_all(found, probe.documents, name, sequence)
+            if claims and not seen.stored:
+                seen = self._claims_passed_on(seen, claims, probe.documents, name, sequence)
+            stored = seen.stored
             if not stored:
                 outcome, stored = self._settled(probe.documents, name, record, sequence)
                 if outcome == "restart":
                     continue
                 if outcome == "stored":
                     self._count(counter, 1)
+                    if seen.deferred_claims:
+                        self._own_claims(claims, probe.documents, name)
                     return Probed([], written=True, malformed=malformed)
-            self._withdraw(probe, name, claims, pending_key, sequence)
+            self._withdraw(probe, name, claims, pending_key, sequence, stored=stored)
             near = [each for each in stored if each[1] >= 0]
             owners = [] if near else [(owner, owned) for owner, _, owned in stored]
             return Probed(near, written=False, malformed=malformed, owners=owners)
@@ -344,7 +387,7 @@ class ShardedRedisStore:
             ]  # fmt: skip
             calls.append((self._tables, self._shards[n], [*head, len(ranges) // 3, *ranges]))
         for n, (shard_claims, _) in _grouped(dict.fromkeys(claims, b""), ()).items():
-            calls.append((self._claim, self._shards[n], [name, *shard_claims]))
+            calls.append((self._claim, self._shards[n], [name, 0, *shard_claims]))
         replies = self._run_all(calls)
         found: dict[bytes, int] = {}
         malformed = 0
@@ -371,23 +414,79 @@ class ShardedRedisStore:
                 near.append((other, distance, record))
         return near, malformed
 
-    def _stored_among(
-        self, found: Mapping[bytes, int], documents: bytes, name: bytes, sequence: bytes
-    ) -> list[tuple[bytes, int, bytes]]:
-        """The pages in ``found`` that are stored, once those pending before this one have
-        settled; those pending after it are asked to wait for this one."""
-        stored = []
+    def _resolved_all(
+        self,
+        found: Mapping[bytes, int],
+        documents: bytes,
+        name: bytes,
+        sequence: bytes,
+        *,
+        ask: bool = True,
+    ) -> Seen:
+        """Step 3 for the pages in ``found``: which are stored, once those pending before
+        this one have settled; those pending after it are asked (``ask``) to wait for it."""
+        seen = Seen()
         for other, distance in found.items():
-            asker = bytes([distance + 1]) + len(name).to_bytes(2, "big") + name
-            record = self._resolved(documents, other, sequence, asker)
+            asker = bytes([distance + 1]) + len(name).to_bytes(4, "big") + name if ask else b""
+            status, record = self._resolved(documents, other, sequence, asker)
             if record is not None:
-                stored.append((other, distance, record))
-        return stored
+                seen.stored.append((other, distance, record))
+            elif status == _LATER and distance < 0:
+                seen.deferred_claims.add(other)
+            elif status == _GONE and distance < 0:
+                seen.passed_claims.add(other)
+        return seen
+
+    def _claims_passed_on(
+        self, seen: Seen, claims: Sequence[bytes], documents: bytes, name: bytes, sequence: bytes
+    ) -> Seen:
+        """A claim whose holder was passed (it withdrew or died) is taken over, and its new
+        holder, if another page took it first, is resolved in turn: of two pages sharing the
+        sentence, the later to take it sees the earlier, as with a claim never held."""
+        passed = set(seen.passed_claims)
+        for _ in range(MAX_CLAIM_ROUNDS):
+            if not seen.passed_claims or seen.stored:
+                break
+            holders = self._claim_all(name, claims, passed)
+            fresh = {h: -1 for h in holders if h not in seen.deferred_claims}
+            more = self._resolved_all(fresh, documents, name, sequence)
+            seen.stored += more.stored
+            seen.deferred_claims |= more.deferred_claims
+            seen.passed_claims = more.passed_claims - passed
+            passed |= more.passed_claims
+        return seen
+
+    def _own_claims(self, claims: Sequence[bytes], documents: bytes, name: bytes) -> None:
+        """After storing a page that asked a claim's holder to wait for it: take over the
+        claims that holder gave back before this page was stored (else the sentence would
+        have no owner, and a later reprint of this page nothing to meet it by)."""
+        passed: set[bytes] = set()
+        for _ in range(MAX_CLAIM_ROUNDS):
+            holders = self._claim_all(name, claims, passed)
+            gone = {
+                holder
+                for holder in holders
+                if self._resolved(documents, holder, bytes(NUMBER), b"", wait=False)[0] == _GONE
+            }
+            if not gone - passed:
+                return
+            passed |= gone
+
+    def _claim_all(self, name: bytes, claims: Sequence[bytes], passed: set[bytes]) -> list[bytes]:
+        calls: list[tuple[Script, RedisStore, list[bytes | int]]] = [
+            (self._claim, self._shards[n], [name, len(passed), *passed, *shard_claims])
+            for n, (shard_claims, _) in _grouped(dict.fromkeys(claims, b""), ()).items()
+        ]
+        holders: list[bytes] = []
+        for reply in self._run_all(calls):
+            holders += [holder for holder in reply if holder not in holders]
+        return holders
 
     def _resolved(
-        self, documents: bytes, other: bytes, sequence: bytes, asker: bytes
-    ) -> bytes | None:
-        """``other``'s record once it is not pending before this page; None: not stored."""
+        self, documents: bytes, other: bytes, sequence: bytes, asker: bytes, *, wait: bool = True
+    ) -> tuple[int, bytes | None]:
+        """``other``'s status (``_GONE``, ``_LATER``, or ``_STORED`` with its record) once it
+        is not pending before this page (``wait``)."""
         record_key = documents + other
         shard = self._of(record_key)
         args: list[bytes | int] = [
@@ -398,13 +497,13 @@ class ShardedRedisStore:
         while True:
             reply = self._run(self._resolve, shard, args)
             assert isinstance(reply, list)
-            if reply[0] == 1:
-                return bytes(reply[1])
-            if reply[0] != 2:
-                return None
+            if reply[0] == _STORED:
+                return _STORED, bytes(reply[1])
+            if reply[0] != _EARLIER or not wait:
+                return int(reply[0]), None
             if time.monotonic() > deadline:  # the server's clock stood still: pass it over
                 self.stalled += 1
-                return None
+                return _GONE, None
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
 
@@ -428,7 +527,7 @@ class ShardedRedisStore:
                 return "restart", []
             waiting = bytes(reply[1])
             handled += len(waiting)
-            stored = self._stored_among(_askers(waiting), documents, name, sequence)
+            stored = self._resolved_all(_askers(waiting), documents, name, sequence).stored
             if stored:
                 return "copy", stored
         raise StoreError(f"{name!r} in {self.location}: pages kept asking it to wait")
@@ -440,20 +539,32 @@ class ShardedRedisStore:
         claims: Sequence[bytes],
         pending_key: bytes,
         sequence: bytes,
+        *,
+        stored: Sequence[tuple[bytes, int, bytes]],
     ) -> None:
-        """A page that will not be stored: its pending state, entries and claims go."""
+        """A page that will not be stored: its pending state and entries go. Its claims pass
+        to a stored page that shares one of its sentences (found by a claim, or asking it to
+        wait over one), so that page owns them; with none, they are given back."""
         home = self._of(probe.documents + name)
-        calls: list[tuple[Script, RedisStore, list[bytes | int]]] = [
-            (self._abandon, home, [pending_key, sequence])
-        ]
+        waiting = self._run(self._abandon, home, [pending_key, sequence])
+        assert isinstance(waiting, bytes)
+        successor = next((other for other, distance, _ in stored if distance < 0), b"")
+        if claims and not successor and waiting:
+            sharing = {o: d for o, d in _askers(waiting).items() if d < 0}
+            for other in sharing:
+                if self._resolved(probe.documents, other, sequence, b"", wait=False)[0] == _STORED:
+                    successor = other
+                    break
         entries = [
             start[: probe.offset] + query + name
             for (start, _), query in zip(probe.ranges, probe.queries, strict=True)
         ]
-        for n, (_, shard_entries) in _grouped({}, entries).items():
-            calls.append((self._remove, self._shards[n], list(shard_entries)))
+        calls: list[tuple[Script, RedisStore, list[bytes | int]]] = [
+            (self._remove, self._shards[n], list(shard_entries))
+            for n, (_, shard_entries) in _grouped({}, entries).items()
+        ]
         for n, (shard_claims, _) in _grouped(dict.fromkeys(claims, b""), ()).items():
-            calls.append((self._unclaim, self._shards[n], [name, *shard_claims]))
+            calls.append((self._unclaim, self._shards[n], [name, successor, *shard_claims]))
         self._run_all(calls)
 
     def _count(self, counter: bytes, delta: int) -> None:
@@ -468,10 +579,10 @@ def _askers(raw: bytes) -> dict[bytes, int]:
     """The pages in a pending state's waiter entries, with their distances (-1: a claim)."""
     askers: dict[bytes, int] = {}
     at = 0
-    while at + 3 <= len(raw):
-        length = int.from_bytes(raw[at + 1 : at + 3], "big")
-        askers[raw[at + 3 : at + 3 + length]] = raw[at] - 1
-        at += 3 + length
+    while at + 5 <= len(raw):
+        length = int.from_bytes(raw[at + 1 : at + 5], "big")
+        askers[raw[at + 5 : at + 5 + length]] = raw[at] - 1
+        at += 5 + length
     return askers
 
 
