@@ -62,6 +62,53 @@ def test_answers_equal_brute_force(kind: str, max_distance: int, seed: int) -> N
                 assert all(stored[m.key] == m.fingerprint for m in found)
 
 
+def test_a_page_its_candidates_did_not_confirm_meets_a_page_stored_meanwhile(
+    kind: str, tmp_path: Path
+) -> None:
+    """A page near a stored one that is not its original (an index page beside one of its
+    entries) is added once its judge has confirmed that; the add passes the judged pages
+    by, but still sees a page stored meanwhile: a racing copy on another worker, which was
+    kept beside it when the add was a plain write (CI kept such a page twice)."""
+    with open_index(index_location(kind, tmp_path)) as index:
+        assert index.query_or_add(0xF0F0, "https://a.example/entry", b"e", [1]).added
+        page = index.query_or_add(0xF0F1, "https://a.example/index", b"p", [2])
+        assert [m.key for m in page.matches] == ["https://a.example/entry"]
+        judged = ["https://a.example/entry"]
+        # Meanwhile another worker judged a copy of the page the same way, and added it.
+        copy = index.query_or_add(0xF0F3, "https://b.example/index", b"p", [2], judged=judged)
+        assert copy.added
+        again = index.query_or_add(0xF0F1, "https://a.example/index", b"p", [2], judged=judged)
+        assert not again.added and [m.key for m in again.matches] == ["https://b.example/index"]
+        judged.append("https://b.example/index")  # confirmed not a copy either: added now
+        last = index.query_or_add(0xF0F1, "https://a.example/index", b"p", [2], judged=judged)
+        assert last.added and last.matches == []
+        assert len(index) == 3 and index.verify().consistent
+
+
+def test_a_page_whose_sentences_a_longer_page_owns_is_met_by_its_own_reprint(
+    kind: str, tmp_path: Path
+) -> None:
+    """A section page whose longest sentences all appear on a longer page is kept beside
+    it (not a copy), and owns its sentences second; so a mirror's copy of the section page,
+    far from it in SimHash, still meets it (before, it met only the longer page, which it
+    is not a copy of, and was kept twice)."""
+    with open_index(index_location(kind, tmp_path)) as index:
+        assert index.query_or_add(0x0F0F_0F0F_0F0F_0F0F, "long", b"l", [1, 2, 3]).added
+        section = index.query_or_add(0xF0F0_F0F0_F0F0_F0F0, "section", b"s", [1, 2])
+        assert [m.key for m in section.owners] == ["long"]
+        kept = index.query_or_add(0xF0F0_F0F0_F0F0_F0F0, "section", b"s", [1, 2], judged=["long"])
+        assert kept.added
+        assert index.sentence_owners([1]) == ["long", "section"]
+        mirror = index.query_or_add(0xFF00_FF00_FF00_FF00, "mirror/section", b"s", [1, 2])
+        assert not mirror.added and mirror.matches == []
+        assert sorted(m.key for m in mirror.owners) == ["long", "section"]
+        third = index.query_or_add(
+            0x00FF_00FF_00FF_00FF, "third", b"t", [2], judged=["long", "section"]
+        )
+        assert third.added  # a sentence keeps two owners: the third owns nothing more
+        assert index.sentence_owners([2]) == ["long", "section"]
+
+
 def test_a_page_sharing_a_sentence_is_not_added_beside_its_owner(kind: str, tmp_path: Path) -> None:
     """Far in SimHash, a reprint still shares sentences: the look-up that adds a page also
     claims its sentences, so a second page sharing one sees the first in the same step,

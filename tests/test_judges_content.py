@@ -160,7 +160,9 @@ def test_a_cut_reprint_first_then_the_full_original_keeps_both(index: SimHashInd
 
 
 def test_an_unconfirmed_candidate_is_named_with_its_distance(index: SimHashIndex) -> None:
-    judge = ContentJudge(index, confirm_similarity=0.95)
+    # 0.97: found by its sentences (SimHash far, under about 1 seed in 900) the edit's
+    # similarity came out at 0.953, a copy at 0.95
+    judge = ContentJudge(index, confirm_similarity=0.97)
     judge.judge(ARTICLE, "https://a.example/story")
     words = ARTICLE.split(" ")
     edited = " ".join("banana" if at % 60 == 7 else word for at, word in enumerate(words))
@@ -172,7 +174,7 @@ def test_an_unconfirmed_candidate_is_named_with_its_distance(index: SimHashIndex
         index.fingerprint_text(ARTICLE).simhash or 0, index.fingerprint_text(edited).simhash or 0
     )
     assert verdict.confirmation is not None
-    assert 0.5 < verdict.confirmation.similarity < 0.95
+    assert 0.5 < verdict.confirmation.similarity < 0.97
     assert verdict.confirmation.length_ratio > 0.95  # "banana" replaced stop words too
 
 

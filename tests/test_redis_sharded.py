@@ -64,11 +64,11 @@ def _begin_and_insert(
     """A page stopped after its first two steps: pending, its entries in the tables and
     its ``claims`` taken."""
     _, probe = _probe(store, fingerprint)
-    sequence = sequence or store._next_number()
+    sequence = sequence or store._adding._next_number()
     record_key = keyspace.DOCUMENT + name
     pending = keyspace.PENDING + name
-    assert store._run(store._begin, store._of(record_key), [record_key, pending, sequence])
-    store._insert_and_read(probe, name, claims or [])
+    assert store._run(store._adding._begin, store._of(record_key), [record_key, pending, sequence])
+    store._adding._insert_and_read(probe, name, claims or [])
     return sequence
 
 
@@ -112,9 +112,9 @@ def test_a_page_pending_before_waits_out_the_later_one(
     racing = Adding(fast, 0xF0F1, b"second")
     time.sleep(0.3)
     assert racing.is_alive()  # it waits for 'first'
-    outcome, _ = slow._settled(keyspace.DOCUMENT, b"first", _record(0xF0F0), sequence)
+    outcome, _ = slow._adding._settled(keyspace.DOCUMENT, b"first", _record(0xF0F0), sequence)
     assert outcome == "stored"
-    again, _ = slow._settled(keyspace.DOCUMENT, b"first", _record(0xF0F0), sequence)
+    again, _ = slow._adding._settled(keyspace.DOCUMENT, b"first", _record(0xF0F0), sequence)
     assert again == "stored"  # a retried call (its reply lost) is not told to start again
     probed = racing.outcome()
     assert not probed.written and [name for name, _, _ in probed.near] == [b"first"]
@@ -125,19 +125,25 @@ def test_a_page_pending_after_is_made_to_wait_for_the_earlier_one(
     stores: tuple[ShardedRedisStore, ShardedRedisStore],
 ) -> None:
     early, late = stores
-    early_number = early._next_number()  # 'early' numbered first, but it reaches the tables last
+    early_number = (
+        early._adding._next_number()
+    )  # 'early' numbered first, but it reaches the tables last
     late_number = _begin_and_insert(late, 0xF0F1, b"late")
     assert late_number > early_number
     _, probe = _probe(early, 0xF0F0)
     record_key, pending = keyspace.DOCUMENT + b"early", keyspace.PENDING + b"early"
-    early._run(early._begin, early._of(record_key), [record_key, pending, early_number])
-    found, _ = early._insert_and_read(probe, b"early")
+    early._run(early._adding._begin, early._of(record_key), [record_key, pending, early_number])
+    found, _ = early._adding._insert_and_read(probe, b"early")
     assert found == {b"late": 1}
-    assert early._resolved_all(found, keyspace.DOCUMENT, b"early", early_number).stored == []
-    outcome, _ = early._settled(keyspace.DOCUMENT, b"early", _record(0xF0F0), early_number)
+    assert (
+        early._adding._resolved_all(found, keyspace.DOCUMENT, b"early", early_number).stored == []
+    )
+    outcome, _ = early._adding._settled(keyspace.DOCUMENT, b"early", _record(0xF0F0), early_number)
     assert outcome == "stored"
     # 'late' read nothing when it inserted; settling, it finds 'early' asked it to wait.
-    outcome, stored = late._settled(keyspace.DOCUMENT, b"late", _record(0xF0F1), late_number)
+    outcome, stored = late._adding._settled(
+        keyspace.DOCUMENT, b"late", _record(0xF0F1), late_number
+    )
     assert outcome == "copy" and [name for name, _, _ in stored] == [b"early"]
 
 
@@ -162,7 +168,7 @@ def test_a_page_passed_over_while_alive_starts_again(
     time.sleep(1.2)
     index, probe = _probe(fast, 0xF0F1)
     assert fast.near_or_add(probe, b"fast", _record(0xF0F1), keyspace.COUNT).written
-    outcome, _ = slow._settled(keyspace.DOCUMENT, b"slow", _record(0xF0F0), sequence)
+    outcome, _ = slow._adding._settled(keyspace.DOCUMENT, b"slow", _record(0xF0F0), sequence)
     assert outcome == "restart"
     _, again = _probe(slow, 0xF0F0)
     probed = slow.near_or_add(again, b"slow", _record(0xF0F0), keyspace.COUNT)
@@ -203,7 +209,7 @@ def test_two_pages_waiting_on_a_withdrawn_claim_holder_meet_each_other(
         racing = [Adding(first, FAR[0], b"B", [SENTENCE]), Adding(second, FAR[1], b"C", [SENTENCE])]
         time.sleep(0.3)
         _, probe = _probe(holder, 0xF0F0)  # it found a stored page near it: it withdraws
-        holder._withdraw(
+        holder._adding._withdraw(
             probe, b"holder", [SENTENCE], keyspace.PENDING + b"holder", sequence, stored=[]
         )
         results = [adding.outcome() for adding in racing]
@@ -220,20 +226,20 @@ def test_a_stored_page_owns_the_claims_its_withdrawn_rival_held(
     stores: tuple[ShardedRedisStore, ShardedRedisStore],
 ) -> None:
     rival_store, store = stores
-    numbered_first = store._next_number()  # B is numbered first, its rival claims first
+    numbered_first = store._adding._next_number()  # B is numbered first, its rival claims first
     rival_number = _begin_and_insert(rival_store, FAR[0], b"rival", [SENTENCE])
     _begin_and_insert(store, FAR[1], b"B", [SENTENCE], sequence=numbered_first)
     found = {b"rival": -1}
-    seen = store._resolved_all(found, keyspace.DOCUMENT, b"B", numbered_first)
+    seen = store._adding._resolved_all(found, keyspace.DOCUMENT, b"B", numbered_first)
     assert seen.deferred_claims == {b"rival"}  # the rival must now wait for B
-    outcome, _ = store._settled(keyspace.DOCUMENT, b"B", _record(FAR[1]), numbered_first)
+    outcome, _ = store._adding._settled(keyspace.DOCUMENT, b"B", _record(FAR[1]), numbered_first)
     assert outcome == "stored"
-    outcome, stored = rival_store._settled(
+    outcome, stored = rival_store._adding._settled(
         keyspace.DOCUMENT, b"rival", _record(FAR[0]), rival_number
     )
     assert outcome == "copy" and [name for name, _, _ in stored] == [b"B"]
     _, probe = _probe(rival_store, FAR[0])
-    rival_store._withdraw(
+    rival_store._adding._withdraw(
         probe, b"rival", [SENTENCE], keyspace.PENDING + b"rival", rival_number, stored=stored
     )
     assert store.get(SENTENCE) == b"B"  # before: given back, so no page owned it
@@ -250,8 +256,34 @@ def test_a_page_stored_before_its_rival_withdrew_takes_the_claim_back(
     racing = Adding(store, FAR[1], b"B", [SENTENCE])  # numbered after: it waits
     time.sleep(0.3)
     _, probe = _probe(rival_store, FAR[0])  # the rival found another page and withdraws
-    rival_store._withdraw(
+    rival_store._adding._withdraw(
         probe, b"rival", [SENTENCE], keyspace.PENDING + b"rival", rival_number, stored=[]
     )
     assert racing.outcome().written
     assert store.get(SENTENCE) == b"B"  # the claim given back was taken over
+
+
+def test_a_page_added_past_its_judged_candidates_meets_a_page_stored_meanwhile(
+    stores: tuple[ShardedRedisStore, ShardedRedisStore],
+) -> None:
+    one, other = stores
+    first, second = PermutedIndex(one, DESIGN), PermutedIndex(other, DESIGN)
+    assert first.query_or_add(0xF0F0, "entry", b"e", [1]).added
+    assert [m.key for m in first.query_or_add(0xF0F1, "index", b"p", [2]).matches] == ["entry"]
+    assert second.query_or_add(0xF0F3, "copy", b"p", [2], judged=["entry"]).added
+    again = first.query_or_add(0xF0F1, "index", b"p", [2], judged=["entry"])
+    assert not again.added and [m.key for m in again.matches] == ["copy"]
+    assert first.query_or_add(0xF0F1, "index", b"p", [2], judged=["entry", "copy"]).added
+    assert len(first) == 3 and first.verify().consistent
+
+
+def test_a_sentence_keeps_a_second_owner_on_shards(
+    stores: tuple[ShardedRedisStore, ShardedRedisStore],
+) -> None:
+    store, _ = stores
+    index = PermutedIndex(store, DESIGN)
+    assert index.query_or_add(0x0F0F_0F0F_0F0F_0F0F, "long", b"l", [1, 2, 3]).added
+    assert index.query_or_add(0xF0F0_F0F0_F0F0_F0F0, "section", b"s", [1, 2], judged=["long"]).added
+    assert index.sentence_owners([1, 2]) == ["long", "section"]
+    mirror = index.query_or_add(0xFF00_FF00_FF00_FF00, "mirror/section", b"s", [1, 2])
+    assert not mirror.added and sorted(m.key for m in mirror.owners) == ["long", "section"]

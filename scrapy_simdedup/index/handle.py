@@ -89,12 +89,22 @@ class SimHashIndex:
         self._open().add(operator.index(fingerprint), key, payload)
 
     def query_or_add(
-        self, fingerprint: int, key: str, payload: bytes = b"", sentences: Iterable[int] = ()
+        self,
+        fingerprint: int,
+        key: str,
+        payload: bytes = b"",
+        sentences: Iterable[int] = (),
+        *,
+        judged: Iterable[str] = (),
     ) -> QueryOrAdd:
         """Atomically: the matches, and the document added only when there were none.
         With ``sentences`` (hashes, nshash), the stored pages owning one of them are
-        ``owners`` when nothing is near, and the page owns the rest when it is added."""
-        return self._open().query_or_add(operator.index(fingerprint), key, payload, sentences)
+        ``owners`` when nothing is near, and the page owns the rest when it is added.
+        ``judged``: stored pages already confirmed not to be this page's originals; they
+        neither hold it back nor come back (its add after a look-up found only those)."""
+        return self._open().query_or_add(
+            operator.index(fingerprint), key, payload, sentences, judged=judged
+        )
 
     def document(self, key: str) -> Match | None:
         """What is stored for ``key`` (fingerprint and payload), or None."""

@@ -14,7 +14,10 @@ TABLE = b"t"
 DOCUMENT = b"d"
 """A page by key: its SimHash and payload (the sketch)."""
 SENTENCE = b"s"
-"""A sentence hash: the key of the first page that had it."""
+"""A sentence hash: the key of the first page that had it. The same key followed by
+``SECOND_OWNER``: the first page that had it beside another (a page whose sentences a
+longer page owns already still owns them there, so its own far reprint meets it)."""
+SECOND_OWNER = b"\x01"
 EXACT = b"x"
 """An exact-text hash: the key of the first page with that text."""
 MARK = b"f"

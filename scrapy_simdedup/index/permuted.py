@@ -195,18 +195,29 @@ class PermutedIndex:
             self.store.write(puts, deletes)
 
     def query_or_add(
-        self, fingerprint: int, key: str, payload: bytes = b"", sentences: Iterable[int] = ()
+        self,
+        fingerprint: int,
+        key: str,
+        payload: bytes = b"",
+        sentences: Iterable[int] = (),
+        *,
+        judged: Iterable[str] = (),
     ) -> QueryOrAdd:
         """Look up, and add only if nothing (not even ``key`` itself) is near and no other
         stored document owns one of ``sentences``: one atomic step. An added document owns
         its sentences not owned yet, so of two racing pages sharing one, the later sees the
-        earlier (``shared.py``)."""
+        earlier (``shared.py``). Documents in ``judged`` (confirmed not to be this page's
+        originals) count as neither near nor owners."""
         claims = [self._sentence_key(digest) for digest in sorted(set(sentences))]
+        passed_by = set(judged)
         if self._atomic is not None:
-            return self._query_or_add_atomically(self._atomic, fingerprint, key, payload, claims)
+            names = [each.encode("utf-8", "surrogatepass") for each in sorted(passed_by)]
+            return self._query_or_add_atomically(
+                self._atomic, fingerprint, key, payload, claims, judged=names
+            )
         with self._exclusive():
-            matches = self.near(fingerprint)
-            owners = [] if matches else self._owners(claims, key)
+            matches = [m for m in self.near(fingerprint) if m.key not in passed_by]
+            owners = [] if matches else self._owners(claims, key, passed_by)
             added = not matches and not owners
             if added:
                 self.add(fingerprint, key, payload)
@@ -214,12 +225,21 @@ class PermutedIndex:
             return QueryOrAdd(matches, added, owners)
 
     def _query_or_add_atomically(
-        self, store: AtomicStore, fingerprint: int, key: str, payload: bytes, claims: list[bytes]
+        self,
+        store: AtomicStore,
+        fingerprint: int,
+        key: str,
+        payload: bytes,
+        claims: list[bytes],
+        *,
+        judged: list[bytes],
     ) -> QueryOrAdd:
         _check_fingerprint(fingerprint)
         doc_key = key.encode("utf-8", "surrogatepass")
         record = fingerprint.to_bytes(8, "big") + payload
-        probed = shared.near_or_add(self, store, fingerprint, doc_key, record, claims=claims)
+        probed = shared.near_or_add(
+            self, store, fingerprint, doc_key, record, claims=claims, judged=judged
+        )
         self.malformed += probed.malformed
         matches = [
             Match(_text(name), int.from_bytes(found[:8], "big"), distance, found[8:])
@@ -235,18 +255,27 @@ class PermutedIndex:
     def _sentence_key(self, digest: int) -> bytes:
         return self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big")
 
-    def _owners(self, claims: list[bytes], key: str) -> list[Match]:
-        """The stored documents other than ``key`` owning one of ``claims``, once each."""
+    def _owners(self, claims: list[bytes], key: str, judged: set[str]) -> list[Match]:
+        """The stored documents other than ``key`` and the ``judged`` owning one of
+        ``claims``, once each."""
         owners: dict[str, None] = {}
         for claim in claims:
-            owner = self.store.get(claim)
-            if owner is not None and _text(owner) != key:
-                owners[_text(owner)] = None
+            for tier in (claim, claim + keyspace.SECOND_OWNER):
+                owner = self.store.get(tier)
+                if owner is not None and _text(owner) != key and _text(owner) not in judged:
+                    owners[_text(owner)] = None
         return [doc for owner in owners if (doc := self.document(owner)) is not None]
 
     def _claim(self, claims: list[bytes], key: str) -> None:
+        """Each claim's first owner, or its second when another page owns it first."""
         value = key.encode("utf-8", "surrogatepass")
-        fresh = {claim: value for claim in claims if self.store.get(claim) is None}
+        fresh = {}
+        for claim in claims:
+            first = self.store.get(claim)
+            if first is None:
+                fresh[claim] = value
+            elif first != value and self.store.get(claim + keyspace.SECOND_OWNER) is None:
+                fresh[claim + keyspace.SECOND_OWNER] = value
         if fresh:
             self.store.write(fresh)
 
@@ -277,14 +306,16 @@ class PermutedIndex:
         return owners[0] if owners else None
 
     def sentence_owners(self, hashes: Iterable[int]) -> list[str]:
-        """Every key recorded under one of these sentence hashes, once each, in hash order:
-        a page can share one long sentence (a table border, a licence line) with another
-        page and the rest with the page it copies."""
+        """Every key recorded under one of these sentence hashes (first and second owners),
+        once each, in hash order: a page can share one long sentence (a table border, a
+        licence line) with another page and the rest with the page it copies."""
         owners: dict[str, None] = {}
         for digest in sorted(hashes):
-            owner = self.store.get(self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big"))
-            if owner is not None:
-                owners[_text(owner)] = None
+            key = self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big")
+            for tier in (key, key + keyspace.SECOND_OWNER):
+                owner = self.store.get(tier)
+                if owner is not None:
+                    owners[_text(owner)] = None
         return list(owners)
 
     def record_sentences(self, hashes: Iterable[int], key: str) -> None:

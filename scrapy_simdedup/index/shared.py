@@ -56,9 +56,11 @@ def near_or_add(
     record: bytes,
     *,
     claims: Sequence[bytes] = (),
+    judged: Sequence[bytes] = (),
 ) -> Probed:
     """One atomic look-up that adds the document when nothing is near it and no other
-    stored document holds one of its ``claims`` (sentence owners), which it then holds."""
+    stored document holds one of its ``claims`` (sentence owners), which it then holds;
+    documents in ``judged`` (confirmed not to be its originals) do not count."""
     permuted, ranges = index.probe_ranges(fingerprint)
     probe = NearProbe(
         ranges=ranges,
@@ -67,7 +69,7 @@ def near_or_add(
         limit=index.design.max_distance,
         documents=index.namespace + keyspace.DOCUMENT,
     )
-    probed = store.near_or_add(probe, doc_key, record, index.count_key, claims)
+    probed = store.near_or_add(probe, doc_key, record, index.count_key, claims, judged=judged)
     if probed.near or probed.written or probed.owners:
         return probed
     for _ in range(MAX_ATTEMPTS):  # the key has a record, far from here: move it

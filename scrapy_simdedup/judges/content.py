@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.index.permuted import Match
 
+MAX_RECHECKS = 8
+"""Look-ups that find new candidates, each confirmed, before a page is added regardless."""
 MAX_RELEASABLE = 1_000_000
 """Keys remembered for ``release`` (and for one item per key in one run)."""
 TEXT_KEY = "text:"  # the key of a page without one: its text's exact hash
@@ -98,6 +100,11 @@ class ContentJudge:
             for match in found.matches
         ]
         copied = next(((m, c) for m, c in confirmations if c.copy), None)
+        if record and copied is None and confirmations and not found.added:
+            added, more = self._add_unless_new(done, key, payload, templates, found.matches)
+            confirmations += more
+            copied = next(((m, c) for m, c in more if c.copy), None)
+            found = replace(found, added=added)
         if record:
             self._record(done, key, payload, templates, added=found.added, copy=bool(copied))
         if copied is not None:
@@ -148,6 +155,42 @@ class ContentJudge:
         # (nshash), so their owners get the same confirmation.
         owners = [_distance_to(owner, simhash) for owner in result.owners]
         return _Candidates("sentences", owners, result.added)
+
+    def _add_unless_new(
+        self,
+        done: Fingerprinted,
+        key: str,
+        payload: bytes,
+        templates: PageTemplates,
+        judged: list[Match],
+    ) -> tuple[bool, list[tuple[Match, Confirmation]]]:
+        """A page its candidates did not confirm as a copy is added in one atomic step that
+        passes those candidates by, so a page stored meanwhile (by another worker: a racing
+        copy of the same original) is found and confirmed against, not kept beside it.
+        Returns whether it was added, and the confirmations against pages found meanwhile
+        (one of them a copy, or ``MAX_RECHECKS`` rounds found new pages each time)."""
+        simhash = done.fingerprint.simhash
+        assert simhash is not None
+        own = done.sentences - templates.own
+        passed_by = {match.key for match in judged}
+        more: list[tuple[Match, Confirmation]] = []
+        for _ in range(MAX_RECHECKS):
+            again = self.index.query_or_add(simhash, key, payload, own, judged=passed_by)
+            if again.added:
+                return True, more
+            fresh = again.matches or [_distance_to(o, simhash) for o in again.owners]
+            fresh = [match for match in fresh if match.key != key]
+            if not fresh:
+                break
+            for match in fresh:
+                confirmation = confirm(
+                    done, match.payload, self.confirm_similarity, templates.of(match.key)
+                )
+                more.append((match, confirmation))
+                if confirmation.copy:
+                    return False, more
+            passed_by.update(match.key for match in fresh)
+        return False, more
 
     def _decide_exactly(self, exact: int, key: str, record: bool) -> Verdict:
         """Too short for a SimHash: the exact text hash is the only look-up."""

@@ -71,6 +71,8 @@ class AtomicStore(Store, Protocol):
         record: bytes,
         counter: bytes,
         claims: Sequence[bytes] = (),
+        *,
+        judged: Sequence[bytes] = (),
     ) -> Probed:
         """``near_or_write`` of a document not stored yet, in short: when ``probe`` finds
         nothing, no key in ``claims`` holds the name of another stored document (those are
@@ -78,7 +80,8 @@ class AtomicStore(Store, Protocol):
         table, the key of its range's start with the query in place of the last 8 bytes,
         followed by ``name``; ``counter`` goes up by one, and each absent claim gets
         ``name``. Absent or not, nothing near means an empty ``near``; ``written`` says
-        which."""
+        which. Documents named in ``judged`` (the caller confirmed the page against them:
+        not copies) count as neither near nor owners."""
 
     def write_if(self, write: GuardedWrite) -> bool:
         """Apply ``write`` if its expectations hold; False (nothing written) otherwise."""

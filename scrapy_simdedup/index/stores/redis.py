@@ -175,8 +175,11 @@ class RedisStore:
         record: bytes,
         counter: bytes,
         claims: Sequence[bytes] = (),
+        *,
+        judged: Sequence[bytes] = (),
     ) -> Probed:
-        return self._probed(self._near_or_add, probe, [name, record, counter, *claims])
+        tail: list[bytes | int] = [name, record, counter, len(judged), *judged, *claims]
+        return self._probed(self._near_or_add, probe, tail)
 
     def _probed(self, script: Script, probe: NearProbe, tail: list[bytes | int]) -> Probed:
         self._open()

@@ -9,7 +9,8 @@ key goes where the reads that need it look:
   bucket a look-up reads (a prefix of at least 7 bits, ``tables.py``) lies in one shard;
 * a page's record and its pending state (``keyspace.PENDING``), by the page's name, side by
   side, so one script can settle one against the other;
-* a sentence or exact-text owner and a fetched-URL mark, by the whole key;
+* a sentence's owners, by the sentence; an exact-text owner and a fetched-URL mark, by the
+  whole key;
 * everything else (counts, rules, parked requests, heartbeats, template counts), in
   ``META``, so a range over one of those kinds is read in one place.
 
@@ -18,9 +19,13 @@ A range that may span shards is read from every shard and merged in key order.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from zlib import crc32
 
 from scrapy_simdedup.index import keyspace
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 SHARDS = 64
 """Tags a sharded store spreads over: the most cluster nodes its index can grow onto."""
@@ -46,6 +51,8 @@ def shard_of(key: bytes) -> int:
         return crc32(namespace + rest[:2] + bytes([rest[2] >> 2])) % SHARDS
     if kind in _BY_NAME:
         return crc32(namespace + keyspace.DOCUMENT + rest[1:]) % SHARDS
+    if kind == keyspace.SENTENCE:  # both owners of a sentence side by side
+        return crc32(namespace + rest[:9]) % SHARDS
     if kind in _BY_KEY:
         return crc32(key) % SHARDS
     return META
@@ -73,3 +80,15 @@ def _one_bucket(start: bytes, stop: bytes) -> bool:
         and start[:2] == stop[:2]
         and (start[2] >> 2 == stop[2] >> 2)
     )
+
+
+def grouped(
+    puts: Mapping[bytes, bytes], deletes: Iterable[bytes]
+) -> dict[int, tuple[dict[bytes, bytes], list[bytes]]]:
+    """Puts and deletes by shard."""
+    by_shard: dict[int, tuple[dict[bytes, bytes], list[bytes]]] = {}
+    for key, value in puts.items():
+        by_shard.setdefault(shard_of(key), ({}, []))[0][key] = value
+    for key in deletes:
+        by_shard.setdefault(shard_of(key), ({}, []))[1].append(key)
+    return by_shard

@@ -191,7 +191,9 @@ return out
 
 # The hot path's short form of NEAR_OR_WRITE for a page not stored yet (half the arguments,
 # no table key sent twice). ARGV as NEAR_OR_WRITE up to the ranges, then name, record,
-# counter, then the page's claims (its sentence-owner keys). When nothing is near, a claim
+# counter, #judged, the judged pages' names (found before and confirmed not to be copies:
+# they neither hold the page back nor come back), then the page's claims (its
+# sentence-owner keys). When nothing is near, a claim
 # held by another stored document is returned as (owner, -1, record). Writes only when
 # nothing is near, no claim is held and ``documents .. name`` is absent: the record, per
 # table the range's head (the start key without its last 8 bytes) .. query .. name, and
@@ -203,17 +205,33 @@ NEAR_OR_ADD = (
     + """
 local name, record, counter = ARGV[i], ARGV[i + 1], ARGV[i + 2]
 local key = documents .. name
+local judged = {}  -- pages the caller already confirmed this one against: no reason to wait
+local first_claim = i + 4 + tonumber(ARGV[i + 3])
+for g = i + 4, first_claim - 1 do judged[ARGV[g]] = true end
+if first_claim > i + 4 then
+  local unjudged = {out[1], out[2], out[3]}
+  for j = 4, #out, 3 do
+    if not judged[out[j]] then
+      unjudged[#unjudged + 1] = out[j]
+      unjudged[#unjudged + 1] = out[j + 1]
+      unjudged[#unjudged + 1] = out[j + 2]
+    end
+  end
+  out = unjudged
+end
 if #out == 3 then  -- nothing near: the owners of the page's sentences, once each
   local seen = {}
-  for c = i + 3, #ARGV do
-    local owner = redis.call('HGET', KEYS[2], ARGV[c])
-    if owner and owner ~= name and not seen[owner] then
-      seen[owner] = true
-      local owned = redis.call('HGET', KEYS[2], documents .. owner)
-      if owned then
-        out[#out + 1] = owner
-        out[#out + 1] = -1
-        out[#out + 1] = owned
+  for c = first_claim, #ARGV do
+    for _, tier in ipairs({ARGV[c], ARGV[c] .. '\1'}) do  -- its first and second owners
+      local owner = redis.call('HGET', KEYS[2], tier)
+      if owner and owner ~= name and not seen[owner] and not judged[owner] then
+        seen[owner] = true
+        local owned = redis.call('HGET', KEYS[2], documents .. owner)
+        if owned then
+          out[#out + 1] = owner
+          out[#out + 1] = -1
+          out[#out + 1] = owned
+        end
       end
     end
   end
@@ -233,8 +251,10 @@ if #out == 3 and redis.call('HEXISTS', KEYS[2], key) == 0 then
   fields[#fields + 1] = count_bytes(count_of(raw) + 1)
   redis.call('ZADD', KEYS[1], unpack(members))
   redis.call('HSET', KEYS[2], unpack(fields))
-  for c = i + 3, #ARGV do  -- sentence owners: in the hash alone (redis_layout)
-    redis.call('HSETNX', KEYS[2], ARGV[c], name)
+  for c = first_claim, #ARGV do  -- sentence owners: in the hash alone (redis_layout)
+    if redis.call('HSETNX', KEYS[2], ARGV[c], name) == 0 then  -- owned: the second owner
+      redis.call('HSETNX', KEYS[2], ARGV[c] .. '\1', name)
+    end
   end
   out[3] = 1
 end

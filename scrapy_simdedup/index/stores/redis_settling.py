@@ -106,19 +106,26 @@ return out
 
 # ARGV: name, #passed, passed names..., claim keys... Each claim not held yet, or held by a
 # passed page (found neither stored nor pending: it withdrew, or its worker died), is taken;
-# returns the other holders.
+# held by another, its second owner's place (the key followed by 1) is taken so. Returns the
+# other holders of either.
 CLAIM = """
 local passed = {}
 local first = 3 + tonumber(ARGV[2])
 for p = 3, first - 1 do passed[ARGV[p]] = true end
 local out, seen = {}, {}
 for c = first, #ARGV do
-  local owner = redis.call('HGET', KEYS[2], ARGV[c])
-  if not owner or passed[owner] then
-    redis.call('HSET', KEYS[2], ARGV[c], ARGV[1])
-  elseif owner ~= ARGV[1] and not seen[owner] then
-    seen[owner] = true
-    out[#out + 1] = owner
+  local taken = false  -- the first owner's place, else the second's (keyspace.SECOND_OWNER)
+  for _, tier in ipairs({ARGV[c], ARGV[c] .. '\1'}) do
+    local owner = redis.call('HGET', KEYS[2], tier)
+    if owner == ARGV[1] then
+      taken = true
+    elseif not taken and (not owner or passed[owner]) then
+      redis.call('HSET', KEYS[2], tier, ARGV[1])
+      taken = true
+    elseif owner and not seen[owner] then
+      seen[owner] = true
+      out[#out + 1] = owner
+    end
   end
 end
 return out
@@ -128,11 +135,13 @@ return out
 # (the stored page it was found a copy of), or are given back when there is none.
 UNCLAIM = """
 for c = 3, #ARGV do
-  if redis.call('HGET', KEYS[2], ARGV[c]) == ARGV[1] then
-    if ARGV[2] == '' then
-      redis.call('HDEL', KEYS[2], ARGV[c])
-    else
-      redis.call('HSET', KEYS[2], ARGV[c], ARGV[2])
+  for _, tier in ipairs({ARGV[c], ARGV[c] .. '\1'}) do
+    if redis.call('HGET', KEYS[2], tier) == ARGV[1] then
+      if ARGV[2] == '' then
+        redis.call('HDEL', KEYS[2], tier)
+      else
+        redis.call('HSET', KEYS[2], tier, ARGV[2])
+      end
     end
   end
 end
