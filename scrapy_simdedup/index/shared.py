@@ -21,6 +21,11 @@ each sentence it shares with B, so B's step returns A and B is not added: the ju
 confirms B against A. A judge that later finds A a copy takes A out again (``discard``),
 and an owner without a stored document is no reason to hold a page back.
 
+A page whose candidates the judge did not confirm (it adds content to each) is added by the
+same step, given those candidates as ``judged``: they neither hold it back nor come back, so
+a page near it stored since the judge looked (a racing copy on another worker) is found and
+confirmed against, exactly as above, instead of being kept beside it.
+
 The failure side is "a copy kept twice", never "a page lost":
 
 * a bucket cut at ``max_bucket`` keys (a crafted flood) may hide A from B: both are kept;
