@@ -17,6 +17,7 @@ import pytest
 from scrapy_simdedup.index import keyspace, shared
 from scrapy_simdedup.index.permuted import PermutedIndex
 from scrapy_simdedup.index.stores.atomic import NearProbe, Probed
+from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.index.stores.redis_sharded import ShardedRedisStore
 from scrapy_simdedup.index.tables import TableDesign
 
@@ -287,3 +288,18 @@ def test_a_sentence_keeps_a_second_owner_on_shards(
     assert index.sentence_owners([1, 2]) == ["long", "section"]
     mirror = index.query_or_add(0xFF00_FF00_FF00_FF00, "mirror/section", b"s", [1, 2])
     assert not mirror.added and sorted(m.key for m in mirror.owners) == ["long", "section"]
+
+
+def test_a_changed_page_meets_the_owners_of_its_sentences_as_on_one_slot(redis_url: str) -> None:
+    """A stored page fetched again with new text, far in SimHash from everything, still
+    meets a page owning one of its sentences: what the one-slot script returns too."""
+    for store in (ShardedRedisStore(redis_url, "changed"), RedisStore(redis_url, "one-slot")):
+        try:
+            index = PermutedIndex(store, DESIGN)
+            assert index.query_or_add(0x0F0F_0F0F_0F0F_0F0F, "a", b"a", [1]).added
+            assert index.query_or_add(0xF0F0_F0F0_F0F0_F0F0, "b", b"b", [2]).added
+            changed = index.query_or_add(0xFF00_FF00_FF00_FF00, "b", b"b2", [1])
+            assert not changed.added and changed.matches == []
+            assert [m.key for m in changed.owners] == ["a"], store.location
+        finally:
+            store.close()

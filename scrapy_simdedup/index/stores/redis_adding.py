@@ -133,7 +133,8 @@ class ShardedAdding:
             if not self.store._run(self._begin, home, [record_key, pending_key, sequence]):
                 near, malformed = self.stored_near(probe, name)  # a revisit, or a move
                 near = [each for each in near if each[0] not in passed_by]
-                return Probed(near, written=False, malformed=malformed)
+                owners = [] if near else self._owners(probe.documents, name, claims, passed_by)
+                return Probed(near, written=False, malformed=malformed, owners=owners)
             found, malformed = self._insert_and_read(probe, name, claims)
             found = {other: d for other, d in found.items() if other not in passed_by}
             seen = self._resolved_all(found, probe.documents, name, sequence)
@@ -161,6 +162,22 @@ class ShardedAdding:
             f"{name!r} in {self.store.location} was passed over as a dead worker's page "
             f"{MAX_RESTARTS} times in a row; is this worker stalling for seconds at a time?"
         )
+
+    def _owners(
+        self, documents: bytes, name: bytes, claims: Sequence[bytes], judged: frozenset[bytes]
+    ) -> list[tuple[bytes, bytes]]:
+        """The stored pages holding one of ``claims`` (either owner), read only: what one
+        script on one slot returns for a stored page with nothing near it."""
+        owners: dict[bytes, bytes] = {}
+        for claim in claims:
+            for tier in (claim, claim + keyspace.SECOND_OWNER):
+                holder = self.store.get(tier)
+                if holder is None or holder == name or holder in judged or holder in owners:
+                    continue
+                record = self.store.get(documents + holder)
+                if record is not None:
+                    owners[holder] = record
+        return list(owners.items())
 
     def _next_number(self) -> bytes:
         """A sequence number (``redis_settling.NUMBER``): unique, and later for later pages
