@@ -18,6 +18,7 @@ from scrapy_simdedup.index.stores.atomic import AtomicStore, GuardedWrite
 from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.index.stores.redis_sharded import ShardedRedisStore
 from tests import test_redis as single
+from tests.crawl import test_shared_rules as shared_rules
 from tests.support import processes
 from tests.support.crashwriter import acknowledged_adds, assert_acknowledged_adds_kept, start_writer
 from tests.support.crawls import DEMO, crawl_command, crawl_env, feed_lines, parse, serve_sites
@@ -127,6 +128,22 @@ def test_racing_judges_keep_one_of_a_page_and_its_far_reprint_on_the_cluster(
 
 def test_two_crawls_share_one_index_on_the_cluster(cluster_url: str, tmp_path: Path) -> None:
     single.test_two_crawls_share_one_redis_index(cluster_url, tmp_path)
+
+
+def test_a_rule_learned_by_one_crawl_skips_in_the_other_on_the_cluster(
+    cluster_url: str, tmp_path: Path
+) -> None:
+    shared_rules.test_a_rule_learned_by_one_crawl_skips_requests_in_the_other_while_both_run(
+        cluster_url, tmp_path
+    )
+
+
+def test_what_a_killed_crawl_parked_is_fetched_by_the_other_on_the_cluster(
+    cluster_url: str, tmp_path: Path
+) -> None:
+    shared_rules.test_what_a_killed_crawl_parked_is_fetched_by_the_crawl_still_running(
+        cluster_url, tmp_path
+    )
 
 
 @pytest.fixture

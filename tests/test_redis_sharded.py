@@ -284,6 +284,8 @@ def test_a_sentence_keeps_a_second_owner_on_shards(
     store, _ = stores
     index = PermutedIndex(store, DESIGN)
     assert index.query_or_add(0x0F0F_0F0F_0F0F_0F0F, "long", b"l", [1, 2, 3]).added
+    first = index.query_or_add(0xF0F0_F0F0_F0F0_F0F0, "section", b"s", [1, 2])  # as the judge:
+    assert [m.key for m in first.owners] == ["long"]  # first without, then with the judged
     assert index.query_or_add(0xF0F0_F0F0_F0F0_F0F0, "section", b"s", [1, 2], judged=["long"]).added
     assert index.sentence_owners([1, 2]) == ["long", "section"]
     mirror = index.query_or_add(0xFF00_FF00_FF00_FF00, "mirror/section", b"s", [1, 2])

@@ -319,21 +319,17 @@ class PermutedIndex:
         return list(owners)
 
     def record_sentences(self, hashes: Iterable[int], key: str) -> None:
-        """Record ``key`` under each sentence hash not yet owned by another document."""
+        """Record ``key`` under each sentence hash not yet owned by another document, or as
+        its second owner when another owns it first."""
         value = key.encode("utf-8", "surrogatepass")
+        claims = [self._sentence_key(digest) for digest in hashes]
         if self._atomic is not None:
-            keys = [self.namespace + keyspace.SENTENCE + d.to_bytes(8, "big") for d in hashes]
-            shared.put_each_absent(self._atomic, keys, value)
+            held = self._atomic.put_absent(dict.fromkeys(claims, value))
+            seconds = [k + keyspace.SECOND_OWNER for k, owner in held.items() if owner != value]
+            shared.put_each_absent(self._atomic, seconds, value)
             return
         with self._exclusive():
-            fresh = {
-                self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big"): value
-                for digest in hashes
-                if self.store.get(self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big"))
-                is None
-            }
-            if fresh:
-                self.store.write(fresh)
+            self._claim(claims, key)
 
     def exact_or_add(self, digest: int, key: str) -> str | None:
         """The key first stored under a text's exact ``digest``, else add ``key``."""

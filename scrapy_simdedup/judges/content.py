@@ -179,7 +179,7 @@ class ContentJudge:
             if again.added:
                 return True, more
             fresh = again.matches or [_distance_to(o, simhash) for o in again.owners]
-            fresh = [match for match in fresh if match.key != key]
+            fresh = [m for m in fresh if m.key != key and m.key not in passed_by]
             if not fresh:
                 break
             for match in fresh:

@@ -1,5 +1,6 @@
-"""Two `scrapy crawl` processes on one redis-server: a rule one learns skips in the other,
-and what one parked before it was killed is fetched by the other."""
+"""Two `scrapy crawl` processes on one redis-server (or a cluster: ``test_redis_cluster.py``):
+a rule one learns skips in the other, and what one parked before it was killed is fetched
+by the other."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from scrapy_simdedup.index import keyspace
-from scrapy_simdedup.index.stores.redis import RedisStore
+from scrapy_simdedup.index.stores import open_store
+from scrapy_simdedup.index.stores.base import Store
 from tests.support import processes, urlsites
 from tests.support.crawls import DEMO, crawl_command, crawl_env, feed_lines, parse
 from tests.support.waits import wait_until
@@ -29,7 +31,7 @@ def test_a_rule_learned_by_one_crawl_skips_requests_in_the_other_while_both_run(
         # so the learner does not outwait the teacher.
         "-s", "SIMDEDUP_WORKER_TIMEOUT=2",
     ]  # fmt: skip
-    store = RedisStore(redis_url, "shared-rules")
+    store = open_store("redis", url=redis_url, prefix="shared-rules")  # sharded on a cluster
     with urlsites.serve({"site": site}) as urls:
         base = urls["site"]
         teacher = processes.popen(
@@ -77,7 +79,7 @@ def test_what_a_killed_crawl_parked_is_fetched_by_the_crawl_still_running(
         "-s", "SIMDEDUP_REDIS_PREFIX=dead-worker", "-s", "SIMDEDUP_WORKER_TIMEOUT=2",
         "-s", "CONCURRENT_REQUESTS=1",
     ]  # fmt: skip
-    store = RedisStore(redis_url, "dead-worker")
+    store = open_store("redis", url=redis_url, prefix="dead-worker")
     survivor_log = tmp_path / "b.log"
     with urlsites.serve(sites) as urls, survivor_log.open("w") as log_file:
         # Its log goes to a file: a pipe nobody reads until the end would stall it.
@@ -119,6 +121,6 @@ def test_what_a_killed_crawl_parked_is_fetched_by_the_crawl_still_running(
     assert left == set() and workers == []  # nothing waits for a worker that is gone
 
 
-def _parked(store: RedisStore) -> set[str]:
+def _parked(store: Store) -> set[str]:
     stored = store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED))
     return {key[len(keyspace.PARKED) :].decode() for key, _ in stored}

@@ -252,7 +252,8 @@ if #out == 3 and redis.call('HEXISTS', KEYS[2], key) == 0 then
   redis.call('ZADD', KEYS[1], unpack(members))
   redis.call('HSET', KEYS[2], unpack(fields))
   for c = first_claim, #ARGV do  -- sentence owners: in the hash alone (redis_layout)
-    if redis.call('HSETNX', KEYS[2], ARGV[c], name) == 0 then  -- owned: the second owner
+    if redis.call('HSETNX', KEYS[2], ARGV[c], name) == 0
+        and redis.call('HGET', KEYS[2], ARGV[c]) ~= name then  -- another's: the second owner
       redis.call('HSETNX', KEYS[2], ARGV[c] .. '\1', name)
     end
   end

@@ -131,19 +131,21 @@ end
 return out
 """
 
-# ARGV: name, successor, claim keys... The claims the page still holds pass to the successor
-# (the stored page it was found a copy of), or are given back when there is none.
+# ARGV: name, successor, claim keys... The first owners' places the page still holds pass to
+# the successor (the stored page it was found a copy of), or are given back when there is
+# none; second owners' places are given back (the successor had the sentence first, or not
+# at all).
 UNCLAIM = """
 for c = 3, #ARGV do
-  for _, tier in ipairs({ARGV[c], ARGV[c] .. '\1'}) do
-    if redis.call('HGET', KEYS[2], tier) == ARGV[1] then
-      if ARGV[2] == '' then
-        redis.call('HDEL', KEYS[2], tier)
-      else
-        redis.call('HSET', KEYS[2], tier, ARGV[2])
-      end
+  if redis.call('HGET', KEYS[2], ARGV[c]) == ARGV[1] then
+    if ARGV[2] == '' then
+      redis.call('HDEL', KEYS[2], ARGV[c])
+    else
+      redis.call('HSET', KEYS[2], ARGV[c], ARGV[2])
     end
   end
+  local second = ARGV[c] .. '\1'  -- a second owner's place is never passed on
+  if redis.call('HGET', KEYS[2], second) == ARGV[1] then redis.call('HDEL', KEYS[2], second) end
 end
 return 0
 """
