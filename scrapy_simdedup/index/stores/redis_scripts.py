@@ -132,7 +132,25 @@ return out
 """
 )
 
-_NEAR = """
+DISTANCE = """
+-- The bits between the 8 bytes of key at offset and query, counted until past limit.
+local function distance(key, offset, query, limit)
+  local d = 0
+  for b = 0, 7 do
+    local x = bit.bxor(string.byte(key, offset + b), string.byte(query, b + 1))
+    while x ~= 0 do
+      x = bit.band(x, x - 1)
+      d = d + 1
+    end
+    if d > limit then return d end
+  end
+  return d
+end
+"""
+
+_NEAR = (
+    DISTANCE
+    + """
 local limit, bucket = tonumber(ARGV[1]), tonumber(ARGV[2])
 local offset, documents = tonumber(ARGV[3]), ARGV[4]
 local i = 6
@@ -149,15 +167,7 @@ for _ = 1, tonumber(ARGV[5]) do
     if #key < offset + 7 then
       malformed = malformed + 1
     else
-      local d = 0
-      for b = 0, 7 do
-        local x = bit.bxor(string.byte(key, offset + b), string.byte(query, b + 1))
-        while x ~= 0 do
-          x = bit.band(x, x - 1)
-          d = d + 1
-        end
-        if d > limit then break end
-      end
+      local d = distance(key, offset, query, limit)
       if d <= limit then
         local name = string.sub(key, offset + 8)
         if distances[name] == nil then names[#names + 1] = name end
@@ -176,6 +186,7 @@ for _, name in ipairs(names) do
   end
 end
 """
+)
 
 # ARGV: limit, max bucket, offset (1-based), documents prefix, #ranges, (start, stop, query)...,
 # then a guarded write. Returns {overflowed ranges, malformed keys, written (0/1),

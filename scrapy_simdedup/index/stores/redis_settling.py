@@ -10,7 +10,7 @@ name's length (4 bytes) and the name.
 
 from __future__ import annotations
 
-from scrapy_simdedup.index.stores.redis_scripts import COUNTS
+from scrapy_simdedup.index.stores.redis_scripts import COUNTS, DISTANCE
 
 NUMBER = 12
 """Bytes of a sequence number: the worker's clock in nanoseconds (8) and 4 random bytes. Any
@@ -60,7 +60,9 @@ return 1
 # insert (0/1), #ranges, (start, stop, query)... Reads each bucket, then (insert) puts the
 # page's entry in it. Returns {overflowed ranges, malformed keys, (name, distance)...}, the
 # page's own name left out when inserting.
-TABLES = """
+TABLES = (
+    DISTANCE
+    + """
 local limit, bucket, offset = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local own, insert = ARGV[4], ARGV[5] == '1'
 local distances, names = {}, {}
@@ -76,15 +78,7 @@ for _ = 1, tonumber(ARGV[6]) do
     if #key < offset + 7 then
       malformed = malformed + 1
     else
-      local d = 0
-      for b = 0, 7 do
-        local x = bit.bxor(string.byte(key, offset + b), string.byte(query, b + 1))
-        while x ~= 0 do
-          x = bit.band(x, x - 1)
-          d = d + 1
-        end
-        if d > limit then break end
-      end
+      local d = distance(key, offset, query, limit)
       local name = string.sub(key, offset + 8)
       if d <= limit and not (insert and name == own) then
         if distances[name] == nil then names[#names + 1] = name end
@@ -103,6 +97,7 @@ for _, name in ipairs(names) do
 end
 return out
 """
+)
 
 # ARGV: name, #passed, passed names..., claim keys... Each claim not held yet, or held by a
 # passed page (found neither stored nor pending: it withdrew, or its worker died), is taken;
