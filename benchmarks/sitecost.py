@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from benchmarks.attribution import report
 from benchmarks.staticsite import StaticSite, nginx, write_site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -167,12 +168,14 @@ def _rounds(site: StaticSite, work: Path, rounds: int, before: Path | None) -> N
 
 
 def _profile(work: Path, path: Path) -> None:
-    """A plain and a plugin crawl of the near-duplicate site under cProfile (``path`` and
-    ``path.plain``): where the plugin's time goes, and which functions' own time grew
-    most against plain Scrapy's."""
+    """Where the plugin's time goes on the near-duplicate site: a plain and a plugin crawl
+    with the plugin's entry points timed and the garbage collector apart
+    (``attribution.py``, no profiler), then both under cProfile (``path`` and
+    ``path.plain``), with the functions whose own time grew most against plain Scrapy's."""
     site = write_site(work / "site-True")
     plain_path = path.with_name(path.name + ".plain")
     with nginx(site.root) as url:
+        _attribute(url, site, work)
         plain = measured_crawl(url, PLAIN, site, work / "p-plain.jsonl", profile=plain_path)
         run = measured_crawl(
             url, ["-s", f"SIMDEDUP_DIR={work / 'profiled'}"], site, work / "profiled.jsonl",
@@ -196,6 +199,20 @@ def _profile(work: Path, path: Path) -> None:
             f"  {mine[function] - theirs.get(function, 0.0):+7.2f}  {mine[function]:7.2f}  "
             f"{function}"
         )
+
+
+def _attribute(url: str, site: StaticSite, work: Path) -> None:
+    figures, runs = [], []
+    for mode, settings in (("plain", PLAIN), ("plugin", [])):
+        out = work / f"attribution-{mode}.json"
+        timed = [
+            "-s", 'EXTENSIONS={"benchmarks.attribution.Attribution":0}',
+            "-s", f"ATTRIBUTION_FILE={out}", "-s", f"SIMDEDUP_DIR={work / f'attributed-{mode}'}",
+        ]  # fmt: skip
+        runs.append(measured_crawl(url, [*settings, *timed], site, work / f"a-{mode}.jsonl"))
+        figures.append(json.loads(out.read_text("utf-8")))
+    print("\nWhere the plugin's CPU goes (one plain and one plugin crawl, no profiler):")
+    report(figures[0], figures[1], (runs[0].fetched, runs[1].fetched), (runs[0].cpu, runs[1].cpu))
 
 
 def _own_times(stats: pstats.Stats) -> dict[str, float]:

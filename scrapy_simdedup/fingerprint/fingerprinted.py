@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scrapy_simdedup.errors import TextTooShortError
-from scrapy_simdedup.fingerprint.blocks import Block, text_blocks
+from scrapy_simdedup.fingerprint.blocks import Block, blocks_to_bytes, text_blocks
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes
+from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
@@ -14,11 +15,19 @@ from scrapy_simdedup.fingerprint.tokens import Tokenizer
 @dataclass(frozen=True, slots=True)
 class Fingerprinted:
     """What the content judge needs of a text: its fingerprints, its nshash sentence
-    hashes and its blocks (to tell its host's template from its own content)."""
+    hashes and its blocks (to tell its host's template from its own content), and
+    ``payload``, what is stored with a new page's SimHash (``payload_of``), made where the
+    rest was: the helper's reply carries it as it is stored."""
 
     fingerprint: TextFingerprint
     sentences: frozenset[int]
-    blocks: tuple[Block, ...] = ()
+    blocks: tuple[Block, ...]
+    payload: bytes
+
+
+def payload_of(sketch: Sketch | None, blocks: tuple[Block, ...]) -> bytes:
+    """What is stored with a page's fingerprint: its sketch, then its blocks."""
+    return (sketch.to_bytes() + blocks_to_bytes(blocks)) if sketch is not None else b""
 
 
 def fingerprinted(
@@ -32,4 +41,5 @@ def fingerprinted(
         sentences = sentence_hashes(text, seed=seed)
     except TextTooShortError:
         sentences = frozenset()
-    return Fingerprinted(fingerprint, sentences, text_blocks(text, seed))
+    blocks = text_blocks(text, seed)
+    return Fingerprinted(fingerprint, sentences, blocks, payload_of(fingerprint.sketch, blocks))

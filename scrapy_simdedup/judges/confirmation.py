@@ -31,7 +31,6 @@ from scrapy_simdedup.fingerprint.blocks import (
     NEAR_BITS,
     Block,
     blocks_from_bytes,
-    blocks_to_bytes,
     similar_word_sets,
 )
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
@@ -82,11 +81,6 @@ class Confirmation:
 
 
 NO_SKETCH = Confirmation(0.0, copy=False)
-
-
-def payload_of(sketch: Sketch | None, blocks: tuple[Block, ...]) -> bytes:
-    """What is stored with a page's fingerprint: its sketch, then its blocks."""
-    return (sketch.to_bytes() + blocks_to_bytes(blocks)) if sketch is not None else b""
 
 
 def confirm(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted, fingerprinted
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.textprint import exact_hash
-from scrapy_simdedup.judges.confirmation import Confirmation, confirm, payload_of
+from scrapy_simdedup.judges.confirmation import Confirmation, confirm
 from scrapy_simdedup.judges.templates import PageTemplates
 from scrapy_simdedup.judges.verdict import Verdict
 
@@ -90,7 +90,7 @@ class ContentJudge:
         fingerprint = done.fingerprint
         if fingerprint.simhash is None:
             return self._decide_exactly(fingerprint.exact, key, record)
-        payload = payload_of(fingerprint.sketch, done.blocks)
+        payload = done.payload
         templates = PageTemplates(self.index.blocks, done.blocks, key)
         found = self._candidates(done, key, payload, templates, record)
         if found.revisit:

@@ -1,0 +1,194 @@
+"""Where a crawl's CPU goes, without a profiler's distortion: a Scrapy extension for
+``benchmarks/crawl.py --profile``.
+
+cProfile charges every Python call, so it inflates the plugin's many small functions
+several times over; the garbage collector's time lands on whichever call allocated when
+it ran. This extension instead times the plugin's entry points (what Scrapy and the
+asyncio loop call) with the thread's CPU clock, less the collector's time meanwhile, and
+times the collector itself per generation. Loaded with ``-s EXTENSIONS=...`` and
+``-s ATTRIBUTION_FILE=PATH``; it writes its figures there as JSON when the spider
+closes. In a plain crawl (no plugin components) it reports the collector alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import inspect
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from scrapy import signals
+
+from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper
+from scrapy_simdedup.judges.content import ContentJudge
+from scrapy_simdedup.judges.urls import UrlJudge
+from scrapy_simdedup.middleware import UrlSimHashMiddleware
+from scrapy_simdedup.pipeline import ContentSeenPipeline
+
+ENTRY_POINTS = {
+    ContentSeenPipeline: ("process_item", "_decide", "item_dropped"),
+    FingerprintHelper: ("submit", "_answer"),
+    UrlSimHashMiddleware: (
+        "request_scheduled",
+        "process_request",
+        "process_response",
+        "process_exception",
+        "request_dropped",
+        "spider_idle",
+    ),
+}
+"""What Scrapy or the loop calls. One called inside another (the pipeline deciding at
+once, a request scheduled by the middleware itself) is counted in the outer one only, so
+their times add up."""
+INSIDE = {
+    UrlSimHashMiddleware: ("content_verdict",),  # the pipeline's signal, sent as it decides
+    ContentJudge: ("shortcut", "decide"),
+    UrlJudge: ("decide", "fetched", "observe"),
+}
+"""Parts of the entry points' time, each already counted in one of them."""
+
+_cpu: Counter[str] = Counter()
+_calls: Counter[str] = Counter()
+
+
+class _Collector:
+    """The garbage collector's CPU time and runs, per generation."""
+
+    def __init__(self) -> None:
+        self.seconds = [0.0, 0.0, 0.0]
+        self.runs = [0, 0, 0]
+        self.total = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.thread_time()
+            return
+        spent = time.thread_time() - self._started
+        self.seconds[info["generation"]] += spent
+        self.runs[info["generation"]] += 1
+        self.total += spent
+
+
+_collector = _Collector()
+_depth = [0]  # entry points running now
+
+
+def _timed(owner: type, name: str, *, entry: bool) -> None:
+    original = getattr(owner, name)
+    label = f"{owner.__name__}.{name}"
+    # Signal handlers are called with the keyword arguments their signature names (Scrapy
+    # inspects it): the wrapper keeps the signature and passes on only those.
+    parameters = inspect.signature(original).parameters
+    accepted = set(parameters)
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+    @functools.wraps(original)
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        if not takes_any:
+            kwargs = {k: v for k, v in kwargs.items() if k in accepted}
+        if entry and _depth[0]:
+            return original(*args, **kwargs)
+        _depth[0] += entry
+        started, collected = time.thread_time(), _collector.total
+        try:
+            return original(*args, **kwargs)
+        finally:
+            gc_meanwhile = _collector.total - collected
+            _cpu[label] += time.thread_time() - started - gc_meanwhile
+            _calls[label] += 1
+            _depth[0] -= entry
+
+    setattr(owner, name, timed)
+
+
+def _install() -> None:
+    for table in (ENTRY_POINTS, INSIDE):
+        for owner, names in table.items():
+            for name in names:
+                _timed(owner, name, entry=table is ENTRY_POINTS)
+
+
+class Attribution:
+    """Installs the timers when built, writes the figures when the spider closes."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.path = Path(crawler.settings.get("ATTRIBUTION_FILE"))
+        gc.callbacks.append(_collector)
+        _install()
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> Attribution:
+        return cls(crawler)
+
+    def spider_closed(self) -> None:
+        entry_points, inside = _labels(ENTRY_POINTS), _labels(INSIDE)
+        figures = {
+            "collector_seconds": _collector.seconds,
+            "collector_runs": _collector.runs,
+            "entry_points": entry_points,
+            "cpu_seconds": {label: _cpu[label] for label in entry_points + inside},
+            "calls": {label: _calls[label] for label in entry_points + inside},
+        }
+        self.path.write_text(json.dumps(figures), "utf-8")
+
+
+def _labels(table: dict[type, tuple[str, ...]]) -> list[str]:
+    return [f"{owner.__name__}.{name}" for owner, names in table.items() for name in names]
+
+
+def report(
+    plain: dict[str, Any],
+    plugin: dict[str, Any],
+    pages: tuple[int, int],
+    cpu: tuple[float, float],
+    print_line: Callable[[str], None] = print,
+) -> None:
+    """Print the attribution of two crawls: ``pages`` fetched and ``cpu`` seconds of each
+    (plain, plugin), the crawl's process alone."""
+    plain_pages, plugin_pages = pages
+    per_plain = 1000 * cpu[0] / plain_pages
+    per_plugin = 1000 * cpu[1] / plugin_pages
+    gc_plain = 1000 * sum(plain["collector_seconds"]) / plain_pages
+    gc_plugin = 1000 * sum(plugin["collector_seconds"]) / plugin_pages
+    print_line(
+        f"CPU ms per fetched page, the crawl's process: plain {per_plain:.3f}, plugin "
+        f"{per_plugin:.3f} ({per_plugin - per_plain:+.3f})"
+    )
+    print_line(
+        f"  garbage collector: plain {gc_plain:.3f} ({plain['collector_runs']} runs of each "
+        f"generation), plugin {gc_plugin:.3f} ({plugin['collector_runs']}): "
+        f"{gc_plugin - gc_plain:+.3f}"
+    )
+    total = 0.0
+    print_line("  the plugin's entry points (thread CPU, collector excluded), ms per fetched page:")
+    for label in plugin["entry_points"]:
+        seconds, calls = plugin["cpu_seconds"][label], plugin["calls"][label]
+        total += seconds
+        if calls:
+            print_line(
+                f"    {1000 * seconds / plugin_pages:7.3f}  {label} "
+                f"({calls:,} calls, {1e6 * seconds / calls:.1f} us each)"
+            )
+    own = 1000 * total / plugin_pages
+    print_line(f"    {own:7.3f}  in all")
+    print_line("  of which:")
+    for label, seconds in plugin["cpu_seconds"].items():
+        if label not in plugin["entry_points"] and plugin["calls"][label]:
+            calls = plugin["calls"][label]
+            print_line(
+                f"    {1000 * seconds / plugin_pages:7.3f}  {label} "
+                f"({calls:,} calls, {1e6 * seconds / calls:.1f} us each)"
+            )
+    rest = per_plugin - per_plain - own - (gc_plugin - gc_plain)
+    print_line(
+        f"  left over: {rest:+.3f} ms per fetched page (Scrapy's work for the plugin: "
+        "signals, the item's coroutine, and colder caches; and run-to-run noise)"
+    )
