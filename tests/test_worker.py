@@ -34,6 +34,20 @@ TOKENIZER = Tokenizer()
 SEED = 4242
 
 
+def test_the_worker_imports_only_the_fingerprint_modules() -> None:
+    """It starts once per crawl, and its start-up is CPU the crawl pays per page: the
+    package's names load on first use, so neither lxml, the stores nor Scrapy come with it."""
+    heavy = ("lxml", "plyvel", "redis", "scrapy", "twisted", "w3lib")
+    probe = (
+        "import sys, scrapy_simdedup.fingerprint.helper.worker; "
+        f"print(','.join(m for m in {heavy!r} if m in sys.modules))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=WAIT, check=True
+    ).stdout.strip()
+    assert found == "", f"the helper process imports {found}"
+
+
 @pytest.mark.parametrize("text", TEXTS)
 def test_a_reply_reads_back_as_it_was_written(text: str) -> None:
     done = fingerprinted(text, TOKENIZER, SEED)
