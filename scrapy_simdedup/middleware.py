@@ -84,8 +84,8 @@ class UrlSimHashMiddleware:
         self.judge: UrlJudge | None = None
         self.bets: RequestBets | None = None
         self.revisits = False  # whether an earlier crawl's kept page may need a re-visit
-        self._parts_of: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
-        self._queued_by: WeakKeyDictionary[Request, str] = WeakKeyDictionary()
+        # Queued requests and their URL parts (one weak entry each: the collector walks them).
+        self._queued: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
         self._strict_samples: set[str] = set()
         self._awaiting_verdict: dict[str, Request] = {}  # canonical URL -> how it was routed
         self._rules_counted_at = -COUNT_RULES_EVERY
@@ -273,9 +273,9 @@ class UrlSimHashMiddleware:
 
     def request_dropped(self, request: Request) -> None:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
-        url = self._queued_by.pop(request, None)
-        if url is not None:
-            self._counterpart_lost(url, "counterpart_dropped")
+        parts = self._queued.pop(request, None)
+        if parts is not None:
+            self._counterpart_lost(parts.url, "counterpart_dropped")
 
     def content_released(self, key: str) -> None:
         """A later pipeline dropped ``key``'s item: it no longer covers its copies."""
@@ -371,8 +371,7 @@ class UrlSimHashMiddleware:
                 self._strict_samples.add(request.url)
         if scheduling:
             self.judge.enqueue(parts.url)
-            self._queued_by[request] = parts.url
-            self._parts_of[request] = parts
+            self._queued[request] = parts
 
     def _skip(
         self, request: Request, parts: UrlParts, decision: Decision, *, scheduling: bool
@@ -392,7 +391,7 @@ class UrlSimHashMiddleware:
             self._stats.inc_value(keys.URL_PENDING)
         self.verdicts.skipped(request.url, rule, decision.counterpart, pending=decision.pending)
         logger.debug("simdedup: skipped %s (%s)", request.url, rule.describe())
-        self._queued_by.pop(request, None)
+        self._queued.pop(request, None)
         self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
         raise IgnoreRequest(f"simdedup: predicted duplicate ({decision.reason})")
 
@@ -437,7 +436,7 @@ class UrlSimHashMiddleware:
     def _parts(self, request: Request, *, count: bool) -> UrlParts | None:
         """``url_parts`` of the request (None: unjudgeable); a queued request's are kept
         with it (``_fetch``), not a duplicate link's: most links a page yields are."""
-        parts = self._parts_of.get(request)
+        parts = self._queued.get(request)
         if parts is None:
             try:
                 parts = url_parts(request.url)
