@@ -126,21 +126,21 @@ def _sentence_hash(sentence: str, seed: int) -> int:
 
 
 def _word_prints(blocks: list[list[str]], seed: int) -> list[tuple[int, int]]:
-    """(SimHash, word set) per block (each word one vote, one bit), in one vectorised pass."""
+    """(SimHash, word set) per block (each word one vote, one bit), in one vectorised pass:
+    pages hold a few hundred words, so the number of numpy calls is what costs."""
     hashes = feature_hashes(chain.from_iterable(blocks), seed)
     bits = np.unpackbits(
         hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
-    ).astype(np.int32)
+    )
     sizes = np.fromiter(map(len, blocks), dtype=np.int64, count=len(blocks))
-    starts = np.concatenate(([0], np.cumsum(sizes[:-1])))
-    ones = np.add.reduceat(bits, starts, axis=0)
+    starts = np.zeros(len(blocks), dtype=np.intp)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    ones = np.add.reduceat(bits, starts, axis=0, dtype=np.int32)
     packed = np.packbits(2 * ones > sizes[:, None], axis=1, bitorder="little")
     word_bits = np.left_shift(np.uint64(1), hashes >> np.uint64(58))
-    wordsets = np.bitwise_or.reduceat(word_bits, starts)
-    return [
-        (int.from_bytes(row.tobytes(), "little"), int(wordset))
-        for row, wordset in zip(packed, wordsets, strict=True)
-    ]
+    wordsets = np.bitwise_or.reduceat(word_bits, starts).tolist()
+    simhashes = packed.view("<u8").ravel().tolist()  # 8 packed bytes: one block's 64 bits
+    return list(zip(simhashes, wordsets, strict=True))
 
 
 def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
