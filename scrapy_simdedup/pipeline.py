@@ -197,7 +197,7 @@ class ContentSeenPipeline:
     async def _decide_later(self, adapter: ItemAdapter, text: str, exact: int, key: str) -> Any:
         assert self._helper is not None and self.judge is not None
         try:
-            done = await self._helper.submit(text)
+            done = await self._helper.submit(text, exact)
             self._stats.inc_value(keys.CONTENT_HELPER_FINGERPRINTS)
         except HelperStoppedError:  # already logged, once
             done = self.judge.fingerprinted(text, exact)

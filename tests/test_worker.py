@@ -14,7 +14,13 @@ import pytest
 from benchmarks.corpora import chinese_articles, english_articles
 from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted, fingerprinted
 from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper, HelperStoppedError
-from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, decode_reply, encode_reply
+from scrapy_simdedup.fingerprint.helper.protocol import (
+    LENGTH,
+    decode_reply,
+    encode_reply,
+    encode_request,
+)
+from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from tests.support.processes import popen
 from tests.support.waits import wait_until_async
@@ -73,8 +79,7 @@ def test_the_worker_process_answers_as_this_process_would() -> None:
     with popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as worker:
         assert worker.stdin is not None and worker.stdout is not None
         for n, text in enumerate(TEXTS):
-            data = text.encode("utf-8", "surrogatepass")
-            worker.stdin.write(LENGTH.pack(len(data)) + data)
+            worker.stdin.write(encode_request(text, exact_hash(text, SEED)))
             worker.stdin.flush()
             (size,) = LENGTH.unpack(_read(worker.stdout, LENGTH.size))
             replies.append(decode_reply(_read(worker.stdout, size)))

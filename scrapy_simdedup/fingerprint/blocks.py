@@ -76,10 +76,11 @@ def similar_word_sets(wordset: int, words: int, other_set: int, other_words: int
     return (wordset & other_set).bit_count() >= MIN_WORDSET_SHARE * union
 
 
-def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
+def text_blocks(text: str, seed: int, *, split: list[str] | None = None) -> tuple[Block, ...]:
     """The page's blocks of ``MIN_BLOCK_WORDS`` words or more (at most ``MAX_BLOCKS``): its
     sentences, and runs of shorter lines between them, a few lines to a block (``RUN_ENDS``:
-    a table's cells, a list of ingredients, a timetable: what tells such pages apart)."""
+    a table's cells, a list of ingredients, a timetable: what tells such pages apart).
+    ``split``: ``split_sentences(text)``, when the caller has it."""
     sentences: list[str] = []
     words: list[list[str]] = []
     run: list[str] = []
@@ -92,7 +93,9 @@ def text_blocks(text: str, seed: int) -> tuple[Block, ...]:
         run.clear()
         run_words.clear()
 
-    for sentence in split_sentences(text[:MAX_BLOCK_CHARS]):
+    if split is None or len(text) > MAX_BLOCK_CHARS:
+        split = split_sentences(text[:MAX_BLOCK_CHARS])
+    for sentence in split:
         found = _WORD.findall(sentence.lower())
         if len(found) >= MIN_BLOCK_WORDS:
             close_run()

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from scrapy_simdedup.errors import TextTooShortError
 from scrapy_simdedup.fingerprint.blocks import Block, blocks_to_bytes, text_blocks
-from scrapy_simdedup.fingerprint.nshash import sentence_hashes
+from scrapy_simdedup.fingerprint.nshash import sentence_hashes, split_sentences
 from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
@@ -37,9 +37,10 @@ def fingerprinted(
     fingerprint = fingerprint_text(
         text, tokenizer=tokenizer, seed=seed, with_sketch=True, exact=exact
     )
+    split = split_sentences(text)  # once, for nshash and the blocks
     try:
-        sentences = sentence_hashes(text, seed=seed)
+        sentences = sentence_hashes(text, seed=seed, split=split)
     except TextTooShortError:
         sentences = frozenset()
-    blocks = text_blocks(text, seed)
+    blocks = text_blocks(text, seed, split=split)
     return Fingerprinted(fingerprint, sentences, blocks, payload_of(fingerprint.sketch, blocks))

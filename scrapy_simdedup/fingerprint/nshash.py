@@ -33,9 +33,11 @@ def split_sentences(text: str) -> list[str]:
     return list(map(str.strip, _SENTENCE_END.split(_INLINE_SPACE.sub(" ", text))))
 
 
-def longest_sentences(text: str, n: int = 5) -> list[str]:
-    """The ``n`` longest sentences of ``text``, longest first (earlier first on ties)."""
-    kept = [s for s in split_sentences(text) if len(s) >= MIN_SENTENCE_CHARS]
+def longest_sentences(text: str, n: int = 5, *, split: list[str] | None = None) -> list[str]:
+    """The ``n`` longest sentences of ``text``, longest first (earlier first on ties);
+    ``split``: ``split_sentences(text)``, when the caller has it."""
+    every = split_sentences(text) if split is None else split
+    kept = [s for s in every if len(s) >= MIN_SENTENCE_CHARS]
     ranked = sorted(kept, key=len, reverse=True)  # stable: ties keep their order
     return list(islice(filter(_is_prose, ranked), n))
 
@@ -46,11 +48,14 @@ def _is_prose(sentence: str) -> bool:
     return sum(map(str.isalnum, sentence)) >= MIN_SENTENCE_CHARS
 
 
-def sentence_hashes(text: str, *, n: int = 5, seed: int = DEFAULT_SEED) -> frozenset[int]:
-    """nshash fingerprint: hashes of the ``n`` longest sentences; ``TextTooShortError`` if none."""
+def sentence_hashes(
+    text: str, *, n: int = 5, seed: int = DEFAULT_SEED, split: list[str] | None = None
+) -> frozenset[int]:
+    """nshash fingerprint: hashes of the ``n`` longest sentences; ``TextTooShortError`` if
+    none. ``split``: ``split_sentences(text)``, when the caller has it."""
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n!r}")
-    sentences = longest_sentences(text, n)
+    sentences = longest_sentences(text, n, split=split)
     if not sentences:
         raise TextTooShortError(0, 1, what="sentence hash (a sentence of 10+ characters)")
     return frozenset(

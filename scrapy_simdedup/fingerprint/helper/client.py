@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
-from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, decode_reply
+from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, decode_reply, encode_request
+from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
 WORKER_MODULE = "scrapy_simdedup.fingerprint.helper.worker"
@@ -94,8 +95,9 @@ class FingerprintHelper:
             and len(self._pending) < self.max_pending
         )
 
-    def submit(self, text: str) -> asyncio.Future[Fingerprinted]:
-        """The fingerprints of ``text``, later; fails with ``HelperStoppedError`` when the
+    def submit(self, text: str, exact: int | None = None) -> asyncio.Future[Fingerprinted]:
+        """The fingerprints of ``text``, later (``exact``: its ``exact_hash`` under the
+        seed, when the caller made it already); fails with ``HelperStoppedError`` when the
         helper has stopped (also before this call: a caller may have seen it ``ready`` an
         instant before it failed), or when it does not answer within ``reply_timeout``."""
         future: asyncio.Future[Fingerprinted] = asyncio.get_running_loop().create_future()
@@ -103,11 +105,11 @@ class FingerprintHelper:
         if self.stopped is not None or process is None or process.stdin is None:
             future.set_exception(HelperStoppedError(self.stopped or "it has not started"))
             return future
-        data = text.encode("utf-8", "surrogatepass")
+        frame = encode_request(text, exact_hash(text, self.seed) if exact is None else exact)
         self._pending.append(future)
         if len(self._pending) == 1:
             self._watch_oldest()
-        process.stdin.write(LENGTH.pack(len(data)) + data)
+        process.stdin.write(frame)
         return future
 
     def _watch_oldest(self) -> None:

@@ -1,6 +1,7 @@
 """The helper's frames: a little-endian uint32 length and that many bytes.
 
-* request: the text, UTF-8 (lone surrogates pass through);
+* request: the text's exact hash (the crawl's process made it already), then the text,
+  UTF-8 (lone surrogates pass through);
 * reply: flags (1 = SimHash present), SimHash, exact hash, feature count, the number of
   sentence hashes and the hashes, then the page's payload as the index stores it: the
   sketch (``SKETCH_BYTES``) and the text's blocks (``blocks_to_bytes``; see
@@ -23,6 +24,18 @@ LENGTH = struct.Struct("<I")
 _HEAD = struct.Struct("<BQQI")
 _SENTENCES = struct.Struct("<B")
 _HASH = struct.Struct("<Q")
+
+
+def encode_request(text: str, exact: int) -> bytes:
+    """A whole request frame, its length first."""
+    data = text.encode("utf-8", "surrogatepass")
+    return LENGTH.pack(_HASH.size + len(data)) + _HASH.pack(exact) + data
+
+
+def decode_request(raw: bytes) -> tuple[str, int]:
+    """The text and its exact hash in a request's bytes (after its length)."""
+    (exact,) = _HASH.unpack_from(raw)
+    return raw[_HASH.size :].decode("utf-8", "surrogatepass"), exact
 
 
 def encode_reply(done: Fingerprinted) -> bytes:

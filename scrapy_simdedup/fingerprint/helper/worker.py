@@ -9,7 +9,7 @@ import sys
 from typing import BinaryIO
 
 from scrapy_simdedup.fingerprint.fingerprinted import fingerprinted
-from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, encode_reply
+from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, decode_request, encode_reply
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
 
@@ -20,8 +20,8 @@ def serve(requests: BinaryIO, replies: BinaryIO, tokenizer: Tokenizer, seed: int
         if len(head) < LENGTH.size:
             return
         (size,) = LENGTH.unpack(head)
-        text = requests.read(size).decode("utf-8", "surrogatepass")
-        reply = encode_reply(fingerprinted(text, tokenizer, seed))
+        text, exact = decode_request(requests.read(size))
+        reply = encode_reply(fingerprinted(text, tokenizer, seed, exact=exact))
         replies.write(LENGTH.pack(len(reply)) + reply)
         replies.flush()
 
