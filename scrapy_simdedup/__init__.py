@@ -94,7 +94,12 @@ _EXPORTS = {
 
 def __getattr__(name: str) -> object:
     module = _EXPORTS.get(name)
-    if module is None:
+    if module is None:  # a submodule, as `scrapy_simdedup.errors` was before names were lazy
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
         raise AttributeError(f"module 'scrapy_simdedup' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # found directly from now on

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import scrapy_simdedup
@@ -41,3 +43,18 @@ def test_the_core_never_imports_scrapy() -> None:
     for module in (path for folder in core for path in folder.rglob("*.py")):
         imported = _imported_modules(module.read_text("utf-8"))
         assert "scrapy" not in imported, f"{module.relative_to(PACKAGE)} imports scrapy"
+
+
+def test_the_package_names_load_on_first_use() -> None:
+    """Every re-exported name and every submodule is there when asked for, and not before
+    (the fingerprint helper process imports only what fingerprints need)."""
+    probe = (
+        "import sys, scrapy_simdedup as s; "
+        "before = 'scrapy_simdedup.index.opening' in sys.modules; "
+        "missing = [n for n in s.__all__ if getattr(s, n, None) is None]; "
+        "print(before, missing, s.errors.StoreError.__name__, hasattr(s, 'nothing'))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split()
+    assert found == ["False", "[]", "StoreError", "False"], found
