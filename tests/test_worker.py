@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from scrapy_simdedup.fingerprint.helper.protocol import (
     encode_reply,
     encode_request,
 )
+from scrapy_simdedup.fingerprint.helper.worker import serve
 from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from tests.support.processes import popen
@@ -218,3 +220,15 @@ def test_a_helper_answering_in_time_is_never_given_up() -> None:
 
 
 STUCK = "import sys; sys.stdin.buffer.read()"  # reads everything, answers nothing
+
+
+def test_a_request_cut_short_ends_the_worker_quietly() -> None:
+    """The crawl's process killed in the middle of writing a request: the worker answers
+    what came whole and exits, with no traceback on the crawl's terminal."""
+    whole = encode_request(TEXTS[0], exact_hash(TEXTS[0], SEED))
+    replies = io.BytesIO()
+    serve(io.BytesIO(whole + whole[: LENGTH.size + 5]), replies, TOKENIZER, SEED)
+    raw = replies.getvalue()
+    (size,) = LENGTH.unpack_from(raw)
+    assert len(raw) == LENGTH.size + size
+    assert decode_reply(raw[LENGTH.size :]) == fingerprinted(TEXTS[0], TOKENIZER, SEED)

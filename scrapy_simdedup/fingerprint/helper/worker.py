@@ -20,7 +20,10 @@ def serve(requests: BinaryIO, replies: BinaryIO, tokenizer: Tokenizer, seed: int
         if len(head) < LENGTH.size:
             return
         (size,) = LENGTH.unpack(head)
-        text, exact = decode_request(requests.read(size))
+        raw = requests.read(size)
+        if len(raw) < size:  # the crawl's process stopped in the middle of a request
+            return
+        text, exact = decode_request(raw)
         reply = encode_reply(fingerprinted(text, tokenizer, seed, exact=exact))
         replies.write(LENGTH.pack(len(reply)) + reply)
         replies.flush()
