@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from scrapy_simdedup.url.bets import Bet
-    from scrapy_simdedup.url.learner import Decision
+    from scrapy_simdedup.url.learner import Decision, Rule
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,11 @@ SAMPLE = "simdedup_sample"
 REVISIT_OF = "simdedup_revisit_of"
 """``Request.meta`` key of a page an earlier crawl kept, requested again because this crawl
 met only its copies: the copy's URL."""
+MIRROR_OF = "simdedup_mirror_of"
+"""``Request.meta`` key of a request for a mirror's copy of a URL that failed on the
+original while the mirror's pages were skipped: the failed URL."""
+MAX_FAILED_REMEMBERED = 10_000
+"""Failed requests remembered (routed, without headers) for a mirror learned later."""
 MAX_AWAITING_VERDICT = 10_000
 """Fetched requests remembered until their content verdict (a re-visit takes their callback)."""
 COUNT_RULES_EVERY = 1.0
@@ -94,6 +100,10 @@ class UrlSimHashMiddleware:
         self._idle_since: float | None = None  # when this idle began (heartbeats' clock)
         # Re-issued at idle, their counterpart never came: URL -> the rule they were skipped on.
         self._contested: dict[str, str] = {}
+        # Requests that brought no page, by host: a mirror of that host skipped later has
+        # their links on its skipped pages (``_follow_failed``).
+        self._failed_by_host: dict[str, dict[str, Request]] = {}
+        self._failed_count = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -262,14 +272,14 @@ class UrlSimHashMiddleware:
                 self._stats.inc_value(keys.URL_FETCHED)
                 self._await_verdict(parts.url, request)
             else:
-                self._counterpart_lost(parts.url, "counterpart_failed")
+                self._failed_here(request, parts)
         return response
 
     def process_exception(self, request: Request, exception: BaseException) -> None:
         """A download error, a timeout, or a request ignored by another component."""
         parts = self._judged_parts(request)
         if parts is not None and parts.url not in (self.bets or ()):
-            self._counterpart_lost(parts.url, "counterpart_failed")
+            self._failed_here(request, parts)
 
     def request_dropped(self, request: Request) -> None:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
@@ -382,9 +392,12 @@ class UrlSimHashMiddleware:
         if not scheduling:
             request.meta[SEEN] = True  # past the dupefilter: its re-issue must pass it again
         if rule.kind != "strict":
+            first = rule.kind == "mirror" and not self.bets.betting_on(rule.identity)
             if not self.bets.park(request, parts.url, rule.identity, decision.counterpart):
                 return
             self._stats.inc_value(keys.URL_PARKED)
+            if first:
+                self._follow_failed(rule)
         self._stats.inc_value(keys.url_skipped(decision.reason))
         self._stats.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
         if decision.pending:
@@ -402,8 +415,15 @@ class UrlSimHashMiddleware:
             return
         if len(self._awaiting_verdict) >= MAX_AWAITING_VERDICT:  # the oldest goes
             del self._awaiting_verdict[next(iter(self._awaiting_verdict))]
+        self._awaiting_verdict[url] = self._routed(request)
+
+    @staticmethod
+    def _routed(request: Request) -> Request:
+        """``request`` as the spider routed it: callback, errback, arguments, priority and
+        its own meta, without what the download added and without headers (a Cookie or an
+        Authorization a middleware set for its host)."""
         meta = {k: v for k, v in request.meta.items() if k not in _DOWNLOAD_META}
-        self._awaiting_verdict[url] = Request(
+        return Request(
             request.url, callback=request.callback, errback=request.errback,
             cb_kwargs=dict(request.cb_kwargs), priority=request.priority, meta=meta,
         )  # fmt: skip
@@ -425,6 +445,38 @@ class UrlSimHashMiddleware:
             if len(self._contested) >= MAX_AWAITING_VERDICT:  # the oldest goes
                 del self._contested[next(iter(self._contested))]
             self._contested[bet.url] = bet.rule
+
+    def _failed_here(self, request: Request, parts: UrlParts) -> None:
+        """``request`` brought no page: the bets relying on it are re-issued, and where a
+        mirror's pages were skipped as copies of this host's, the link is followed there."""
+        self._counterpart_lost(parts.url, "counterpart_failed")
+        if self.judge is None or self.bets is None or request.method != "GET":
+            return
+        failed = self._routed(request)
+        if self._failed_count < MAX_FAILED_REMEMBERED:
+            self._failed_count += 1
+            self._failed_by_host.setdefault(parts.host, {})[parts.url] = failed
+        for rule in self.judge.copying_mirrors(parts.host, self.bets.betting_on):
+            self._follow_on_mirror(failed, parts, rule)
+
+    def _follow_failed(self, rule: Rule) -> None:
+        """``rule`` made its first bet: the links that failed on its original before were
+        on the pages it skips, and are followed on its mirror."""
+        for url, failed in list(self._failed_by_host.get(rule.other, {}).items()):
+            self._follow_on_mirror(failed, url_parts(url), rule)
+
+    def _follow_on_mirror(self, failed: Request, parts: UrlParts, rule: Rule) -> None:
+        assert self.judge is not None and self.crawler.engine is not None
+        copy = self.judge.wanted_copy(parts, rule)
+        if copy is None:
+            return
+        again = failed.replace(
+            url=_on_host(failed.url, rule.host), meta={**failed.meta, MIRROR_OF: failed.url}
+        )
+        self._stats.inc_value(keys.URL_REQUESTED_ON_MIRROR)
+        self.verdicts.requested_on_mirror(copy, failed.url, rule)
+        logger.debug("simdedup: %s failed; requested %s (%s)", failed.url, copy, rule.describe())
+        self.crawler.engine.crawl(again)
 
     def _counterpart_lost(self, url: str, why: str) -> None:
         """``url`` will not bring its page: bets relying on it are re-issued."""
@@ -507,3 +559,8 @@ class UrlSimHashMiddleware:
     @property
     def _failed(self) -> bool:
         return self.state.failed
+
+
+def _on_host(url: str, host: str) -> str:
+    """``url`` on ``host`` (with its port), spelled otherwise as it was; no user info."""
+    return urlunsplit(urlsplit(url)._replace(netloc=host))

@@ -121,6 +121,10 @@ class RequestBets:
             return False
         return True
 
+    def betting_on(self, rule: str) -> bool:
+        """Whether requests the rule ``rule`` skipped are held now."""
+        return self.held.holds_under(rule)
+
     def lost(self, counterpart: str, why: str) -> None:
         """``counterpart`` will not bring its page: the bets relying on it are re-issued."""
         self._reissue(self.held.relying_on(counterpart), why)

@@ -35,6 +35,7 @@ URL_SAMPLED = "simdedup/url/sampled"
 URL_PARKED = "simdedup/url/parked"  # skipped on a bet, held until it is settled
 URL_PENDING = "simdedup/url/pending"  # skips waiting for a counterpart not yet queued
 URL_REVISITS_REQUESTED = "simdedup/url/revisits_requested"  # a page an earlier crawl kept
+URL_REQUESTED_ON_MIRROR = "simdedup/url/requested_on_mirror"  # a failed link, on the mirror
 URL_FINAL = "simdedup/url/final"  # bets still standing when the crawl finished
 URL_STRICT_SAMPLED_COPIES = "simdedup/url/strict/sampled_copies"  # strict samples: copies
 URL_STRICT_SAMPLED_NEW = "simdedup/url/strict/sampled_new"  # strict samples: distinct pages

@@ -18,6 +18,7 @@ from scrapy_simdedup.audit.records import (
     content_record,
     crawl_record,
     url_reissued_record,
+    url_requested_record,
     url_skipped_record,
 )
 from scrapy_simdedup.errors import SettingError
@@ -106,6 +107,10 @@ class CrawlVerdictLog:
     def reissued(self, url: str, why: str, rule: Rule | None, counterpart: str | None) -> None:
         if self.log is not None:
             self._write(url_reissued_record(url, why, rule, counterpart))
+
+    def requested_on_mirror(self, url: str, failed: str, rule: Rule) -> None:
+        if self.log is not None:
+            self._write(url_requested_record(url, failed, rule))
 
     def _write(self, record: Record) -> None:
         log = self.log

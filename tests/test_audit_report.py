@@ -7,9 +7,11 @@ from typing import Any
 import pytest
 
 from scrapy_simdedup.audit.histogram import counts_in, histogram
+from scrapy_simdedup.audit.records import url_requested_record
 from scrapy_simdedup.audit.report import report
 from scrapy_simdedup.audit.summary import last_crawl, summarise
 from scrapy_simdedup.audit.tuning import distance_advice, threshold_advice
+from scrapy_simdedup.url.learner import Rule
 
 CRAWL = {"event": "crawl", "spider": "pages", "confirm_similarity": 0.8, "content_max_distance": 3}
 
@@ -128,6 +130,10 @@ def test_the_report_reads_at_a_glance() -> None:
         "of their own); 0 requests skipped before download, 0 re-issued"
     )
     assert "  e.example and a.example: 0 pages served by both, 4 more near but unconfirmed" in text
+    followed = report(summarise([*records, url_requested_record(
+        "http://m.example/9", "http://a.example/9", Rule("mirror", "m.example", other="a.example")
+    )]))  # fmt: skip
+    assert followed[1].endswith("0 re-issued, 1 failed links followed on a mirror")
     assert "  m.example and a.example: 3 pages served by both\n" in text
     assert "    0.780  http://e.example/0  ~ http://a.example/0  (2 bits; similarity under" in text
     assert "0.80-0.85" in text and "<- the threshold" in text

@@ -65,6 +65,32 @@ def test_a_skip_relies_on_a_counterpart_this_crawl_fetched_or_queued(tmp_path: P
             judge.decide("ftp://m.example/p/8")
 
 
+def test_a_link_that_failed_on_the_original_is_wanted_on_a_mirror_betting_on_it(
+    tmp_path: Path,
+) -> None:
+    with crawl_judge(tmp_path / "db") as (_, judge):
+        failed = url_parts(f"{ORIGINAL}/article/1?b=2&a=1")
+        judge.lost(failed.url)
+        assert judge.copying_mirrors("a.example", lambda rule: True) == []  # none learned
+        _teach_mirror(judge)
+        assert judge.decide(f"{MIRROR}/p/7").skip  # the mirror is in force, a.example original
+        assert judge.copying_mirrors("a.example", lambda rule: False) == []  # nothing skipped
+        assert judge.copying_mirrors("m.example", lambda rule: True) == []  # the copy's own
+        [mirror] = judge.copying_mirrors("a.example", lambda rule: True)
+        assert mirror.host == "m.example"
+        assert judge.wanted_copy(failed, mirror) == f"{MIRROR}/article/1?a=1&b=2"
+        judge.enqueue(f"{MIRROR}/article/1?a=1&b=2")  # requested: wanted no more
+        assert judge.wanted_copy(failed, mirror) is None
+        other = url_parts(f"{ORIGINAL}/article/2")
+        _fetch(judge, f"{MIRROR}/article/2")  # its copy came anyway
+        assert judge.wanted_copy(other, mirror) is None
+        third = url_parts(f"{ORIGINAL}/article/3")
+        _fetch(judge, third.url)  # it failed once, then came back
+        assert judge.wanted_copy(third, mirror) is None
+        with crawl_judge(tmp_path / "strict", mode="strict") as (_, strict):
+            assert strict.copying_mirrors("a.example", lambda rule: True) == []
+
+
 def test_a_url_fetched_by_an_earlier_crawl_is_not_at_hand(tmp_path: Path) -> None:
     with crawl_judge(tmp_path / "db") as (_, judge):
         _teach_mirror(judge)
@@ -137,6 +163,7 @@ def test_parked_bets_are_taken_out_once_by_counterpart_rule_or_at_the_end() -> N
     assert not bets.park(Bet("t/2", "trap", None, "request 4"))  # full
     assert [bet.ticket for bet in bets.relying_on("a/1")] == ["request 1"]
     assert bets.relying_on("a/1") == []
+    assert bets.holds_under("mirror") and not bets.holds_under("pattern")
     assert not bets.park(Bet("m/2", "mirror", "a/2", "again"))  # parked already
     unsettled = bets.unsettled(lambda rule: rule == "trap", lambda url: True)
     assert [bet.url for bet in unsettled] == ["m/2"]  # its rule no longer stands

@@ -22,6 +22,8 @@ Every line has ``event``, ``time`` (UTC, ISO 8601, milliseconds) and the page it
   ``trap``, ``strict``; ``rule_name`` says which), betting on ``counterpart`` (none for a
   trap). ``url_reissued``: a parked ``url`` sent again, ``why`` (``counterpart_failed``,
   ``rule_weakened``, ...), with the rule and counterpart it had relied on.
+  ``url_requested``: ``url``, a mirror's copy of ``failed`` (which brought no page on the
+  original), requested because the mirror rule ``rule_name`` had skipped pages linking it.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.learner import Rule
 
 CONTENT_EVENTS = ("dropped", "annotated", "unconfirmed")
-URL_EVENTS = ("url_skipped", "url_reissued")
+URL_EVENTS = ("url_skipped", "url_reissued", "url_requested")
 Record = dict[str, Any]
 
 
@@ -97,4 +99,15 @@ def url_reissued_record(url: str, why: str, rule: Rule | None, counterpart: str 
         "rule": rule.kind if rule else None,
         "rule_name": rule.describe() if rule else None,
         "counterpart": counterpart,
+    }
+
+
+def url_requested_record(url: str, failed: str, rule: Rule) -> Record:
+    return {
+        "event": "url_requested",
+        "time": now(),
+        "url": url,
+        "failed": failed,
+        "rule": rule.kind,
+        "rule_name": rule.describe(),
     }

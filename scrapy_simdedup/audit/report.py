@@ -47,13 +47,15 @@ def _overview(summary: Summary) -> list[str]:
         str(r.get("rule")) for r in summary.records if r.get("event") == "url_skipped"
     )
     mode = "dropped" if settings.get("drop", True) else "annotated"
+    requested = events["url_requested"]
+    followed = f", {requested:,} failed links followed on a mirror" if requested else ""
     return [
         f"settings: SIMDEDUP_CONFIRM_SIMILARITY {summary.threshold:.2f}, "
         f"SIMDEDUP_CONTENT_MAX_DISTANCE {summary.max_distance}, copies {mode}",
         f"{len(summary.copies):,} copies {mode}{found_by}; {len(summary.unconfirmed):,} "
         f"pages kept although near a stored one ({adding:,} add words of their own); "
         f"{events['url_skipped']:,} requests skipped before download{skipped}, "
-        f"{events['url_reissued']:,} re-issued",
+        f"{events['url_reissued']:,} re-issued{followed}",
     ]
 
 

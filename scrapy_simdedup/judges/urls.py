@@ -21,7 +21,7 @@ from scrapy_simdedup.url.news import RuleNews
 from scrapy_simdedup.url.parts import UrlParts, url_parts
 
 if TYPE_CHECKING:
-    from collections.abc import Container
+    from collections.abc import Callable, Container
 
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.index.permuted import PermutedIndex
@@ -129,6 +129,25 @@ class UrlJudge:
                         return Decision(skip=False, rule=rule, sample=True, counterpart=match.key)
                 return Decision(skip=True, rule=rule, counterpart=match.key)
         return FETCH
+
+    def copying_mirrors(self, host: str, betting: Callable[[str], bool]) -> list[Rule]:
+        """The mirror rules in force that take ``host`` for the original and skipped pages
+        on this crawl's bets (``betting(rule)``: the rule holds some). A link that failed
+        on ``host`` was on those skipped copies too: plain Scrapy would have followed it
+        there."""
+        if self.mode != "adaptive":
+            return []
+        return [rule for rule in self.learner.copies_of(host) if betting(rule.identity)]
+
+    def wanted_copy(self, failed: UrlParts, mirror: Rule) -> str | None:
+        """``failed`` on the mirror of ``mirror``, unless this crawl has fetched, queued,
+        parked or lost it already (or ``failed`` came back since)."""
+        if failed.url in self.fetched_now:
+            return None
+        copy = failed.with_host(mirror.host)
+        if copy in self._covered or copy in self.fetched_now or copy in self.lost_now:
+            return None
+        return copy
 
     def was_fetched(self, url: str) -> bool:
         """Whether ``url`` was fetched, in this crawl or an earlier one on the index."""

@@ -59,6 +59,10 @@ class ParkedBets(Generic[T]):
         self._by_rule.setdefault(bet.rule, set()).add(bet.url)
         return True
 
+    def holds_under(self, rule: str) -> bool:
+        """Whether the rule ``rule`` has a bet held (a request it skipped, not yet settled)."""
+        return bool(self._by_rule.get(rule))
+
     def relying_on(self, counterpart: str) -> list[Bet[T]]:
         """Take out the bets whose counterpart is ``counterpart`` (it failed)."""
         return self._take(self._by_counterpart.get(counterpart, set()))

@@ -268,6 +268,10 @@ class UrlLearner:
         rule = self._rules.get(identity)
         return rule is not None and rule in self._in_force(rule.host)
 
+    def copies_of(self, host: str) -> list[Rule]:
+        """The mirror rules in force that take ``host`` for the original."""
+        return [rule for rule in self._mirrors_of.get(host, ()) if self.stands(rule.identity)]
+
     def decide(
         self,
         parts: UrlParts,

@@ -54,6 +54,14 @@ def _distinct(sites: dict[str, Site]) -> set[str]:
     return set().union(*(site.distinct() for site in sites.values()))
 
 
+def _fetched_lines(crawl: Crawl) -> list[str]:
+    """What a failing assertion shows of a crawl: its fetches, skips and requests."""
+    pattern = (
+        r"Crawled \(\d+\) <GET \S+>|skipped \S+|failed; requested \S+|Error downloading <\S+ \S+"
+    )
+    return re.findall(pattern, crawl.log)
+
+
 def _stat(crawl: Crawl, prefix: str) -> int:
     return sum(n for key, n in crawl.simdedup().items() if key.startswith(prefix))
 
@@ -115,6 +123,34 @@ def test_a_failing_counterpart_leaves_the_mirror_page_in_the_feed(tmp_path: Path
         crawl = _crawl(urls, tmp_path, "feed.jsonl", "DOWNLOAD_TIMEOUT=3", "RETRY_ENABLED=False")
     assert _kept(crawl, urls, sites) == _distinct(sites)  # all 20 articles
     assert _stat(crawl, "simdedup/url/skipped/mirror") > 0
+
+
+def test_links_that_fail_on_the_original_are_followed_on_the_mirror(tmp_path: Path) -> None:
+    """The mirror answers later and later, so it is taken for the copy and its docs past
+    the 15th are skipped: its own links to the articles are never seen. The original's
+    articles fail; plain Scrapy, following the mirror's links, keeps all 20 from the
+    mirror. The failed links are followed on the mirror, whose skipped pages held them."""
+    sites = urlsites.mirrored_with_failures(latency=0.05, mirror_step=0.2)
+    settings = ("DOWNLOAD_TIMEOUT=3", "RETRY_ENABLED=False")
+    with urlsites.serve(sites) as urls:
+        # The plugin first: plain Scrapy's requests still waiting on the original would
+        # slow the servers for it.
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", *settings, "LOG_LEVEL=DEBUG")
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *settings, *PLAIN_SCRAPY[1::2])
+    articles = {content for content in _distinct(sites) if content.startswith("article-")}
+    assert articles <= _kept(plain, urls, sites)  # plain Scrapy keeps every article
+    assert _kept(crawl, urls, sites) == _distinct(sites), _fetched_lines(crawl)
+    stats = crawl.simdedup()
+    assert stats["simdedup/url/skipped/mirror"] > 0
+    # Every article the crawl kept came from the mirror, most through a failed link.
+    mirror = urlsplit(urls["mirror"]).netloc
+    assert {
+        urlsplit(str(i["url"])).netloc for i in crawl.items if "/article/" in str(i["url"])
+    } == {mirror}
+    assert stats.get("simdedup/url/requested_on_mirror", 0) > 0, _fetched_lines(crawl)
+    requested = re.findall(r"failed; requested (\S+)", crawl.log)
+    assert len(requested) == len(set(requested)) == stats["simdedup/url/requested_on_mirror"]
+    assert all(urlsplit(url).netloc == mirror and "/article/" in url for url in requested)
 
 
 def test_an_original_and_its_mirror_crawled_together_skip_most_of_one(tmp_path: Path) -> None:

@@ -164,20 +164,26 @@ def shop(name: str, products: int = 40) -> Site:
 
 
 def mirrored_with_failures(
-    shared: int = 30, failing: int = 20, latency: float = 0.0
+    shared: int = 30, failing: int = 20, latency: float = 0.0, mirror_step: float = 0.0
 ) -> dict[str, Site]:
     """An original and its full mirror; ``failing`` articles are still on the mirror while
     the original answers them slowly with 404, 500, or not in time. The articles are linked
     from the docs pages past the 15th, so they are found once a mirror rule exists.
-    ``latency``: seconds every docs page takes to answer, as a real server's would."""
+    ``latency``: seconds every docs page takes to answer, as a real server's would.
+    ``mirror_step`` > 0: the mirror answers later and later, its home after that many
+    seconds and its n-th docs page after n + 2 times that (n at most 10): its first pages
+    make the rule before its pages linking the articles come, so it is taken for the copy,
+    and its docs past the 15th are skipped."""
     original, mirror = Site(), Site()
     docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
     articles = tuple(f"/article/{n}" for n in range(1, failing + 1))
     for site in (original, mirror):
-        site.pages["/"] = page("home", docs[:10])
+        later = mirror_step if site is mirror else 0.0
+        site.pages["/"] = page("home", docs[:10], delay=later)
         for n, path in enumerate(docs):
             links = docs[n + 1 : n + 11] + articles * (n >= 15)
-            site.pages[path] = page(f"doc-{path}", links, delay=latency)
+            delay = (min(n, 10) + 2) * later if later else latency
+            site.pages[path] = page(f"doc-{path}", links, delay=delay)
     for n, path in enumerate(articles):
         mirror.pages[path] = page(f"article-{n}")
         status, delay = ((404, 1.5), (500, 1.5), (200, 8.0))[n % 3]
