@@ -117,7 +117,10 @@ def test_shops_sharing_only_legal_pages_are_no_mirror(tmp_path: Path) -> None:
 def test_a_failing_counterpart_leaves_the_mirror_page_in_the_feed(tmp_path: Path) -> None:
     # Docs pages answer in 50 ms, as a real server's would: the mirror rule is learned from
     # their verdicts before the articles are scheduled, even on a loaded machine (at 0 ms a
-    # CI run learned it too late to skip any; nothing was lost).
+    # CI run learned it too late to skip any; nothing was lost). Either host may be taken
+    # for the copy. The mirror's articles wait on the original's and are re-issued when
+    # those fail; when the mirror's pages linking them were skipped, the original's failed
+    # links are followed on the mirror (a CI run lost all 20 before they were).
     sites = urlsites.mirrored_with_failures(latency=0.05)
     with urlsites.serve(sites) as urls:
         crawl = _crawl(urls, tmp_path, "feed.jsonl", "DOWNLOAD_TIMEOUT=3", "RETRY_ENABLED=False")
