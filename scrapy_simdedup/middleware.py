@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import time
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
@@ -16,6 +15,7 @@ from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.enabled import half_enabled_warning
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
+from scrapy_simdedup.failedlinks import MIRROR_OF, FailedLinks
 from scrapy_simdedup.index.heartbeats import Heartbeats
 from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.judges.urls import UrlJudge
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from scrapy_simdedup.url.bets import Bet
-    from scrapy_simdedup.url.learner import Decision, Rule
+    from scrapy_simdedup.url.learner import Decision
 
 logger = logging.getLogger(__name__)
 
@@ -43,11 +43,6 @@ SAMPLE = "simdedup_sample"
 REVISIT_OF = "simdedup_revisit_of"
 """``Request.meta`` key of a page an earlier crawl kept, requested again because this crawl
 met only its copies: the copy's URL."""
-MIRROR_OF = "simdedup_mirror_of"
-"""``Request.meta`` key of a request for a mirror's copy of a URL that failed on the
-original while the mirror's pages were skipped: the failed URL."""
-MAX_FAILED_REMEMBERED = 10_000
-"""Failed requests remembered (routed, without headers) for a mirror learned later."""
 MAX_AWAITING_VERDICT = 10_000
 """Fetched requests remembered until their content verdict (a re-visit takes their callback)."""
 COUNT_RULES_EVERY = 1.0
@@ -55,8 +50,12 @@ COUNT_RULES_EVERY = 1.0
 _DOWNLOAD_META = frozenset(
     ("download_latency", "download_slot", "download_timeout", "redirect_urls",
      "redirect_reasons", "redirect_times", "redirect_ttl", "retry_times", "proxy",
-     "playwright_page", SAMPLE, REISSUED, SEEN, REVISIT_OF)
+     "playwright_page", SAMPLE, REISSUED, SEEN, REVISIT_OF, MIRROR_OF)
 )  # fmt: skip
+
+
+class PredictedDuplicate(IgnoreRequest):
+    """The middleware skipped the request (``process_exception`` sees its own skips)."""
 
 
 class UrlSimHashMiddleware:
@@ -67,13 +66,15 @@ class UrlSimHashMiddleware:
     bet, parked with its rule and counterpart (and written to the index, so an interrupted
     crawl re-issues it) and re-issued (past the dupefilter, if it had seen it) when the
     counterpart fails or is dropped, when its rule is weakened, or when the spider goes
-    idle with the bet open.
+    idle with the bet open. A link that fails on an original whose mirror's pages it
+    skips is requested on the mirror (``FailedLinks``, ``meta["simdedup_mirror_of"]``).
     ``strict`` skips URLs near a fetched URL of the same host, for good (a WARNING says so).
     With ``SIMDEDUP_DROP = False`` nothing is skipped: would-be skips are only counted.
 
-    Never skipped: ``dont_filter`` requests, redirect hops, requests with
-    ``meta["simdedup_dont_skip"]``, and URLs that cannot be judged (counted per reason).
-    With ``SIMDEDUP_VERDICT_LOG``, each skip and re-issue is a JSON line there.
+    Never skipped: ``dont_filter`` requests, failed links' copies on a mirror, redirect
+    hops, requests with ``meta["simdedup_dont_skip"]``, and URLs that cannot be judged
+    (counted per reason). With ``SIMDEDUP_VERDICT_LOG``, each skip, re-issue and copy
+    requested is a JSON line there.
     """
 
     def __init__(
@@ -100,10 +101,7 @@ class UrlSimHashMiddleware:
         self._idle_since: float | None = None  # when this idle began (heartbeats' clock)
         # Re-issued at idle, their counterpart never came: URL -> the rule they were skipped on.
         self._contested: dict[str, str] = {}
-        # Requests that brought no page, by host: a mirror of that host skipped later has
-        # their links on its skipped pages (``_follow_failed``).
-        self._failed_by_host: dict[str, dict[str, Request]] = {}
-        self._failed_count = 0
+        self.links: FailedLinks | None = None  # adaptive mode, skipping: failed links
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -171,6 +169,11 @@ class UrlSimHashMiddleware:
             self.crawler, lot, self.judge.enqueue, self._store_failed, reissued=self._reissued
         )
         self.judge.held = self.bets.held
+        if self.config.url_mode == "adaptive" and self.config.drop:
+            self.links = FailedLinks(
+                self.crawler, self.judge, self.bets.betting_on, self.verdicts,
+                routed=self._routed, guarded=self._guarded,
+            )  # fmt: skip
         left = self.bets.resume()
         self._count_rules()
         logger.info(
@@ -277,6 +280,8 @@ class UrlSimHashMiddleware:
 
     def process_exception(self, request: Request, exception: BaseException) -> None:
         """A download error, a timeout, or a request ignored by another component."""
+        if isinstance(exception, PredictedDuplicate):
+            return
         parts = self._judged_parts(request)
         if parts is not None and parts.url not in (self.bets or ()):
             self._failed_here(request, parts)
@@ -284,8 +289,24 @@ class UrlSimHashMiddleware:
     def request_dropped(self, request: Request) -> None:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
         parts = self._queued.pop(request, None)
-        if parts is not None:
-            self._counterpart_lost(parts.url, "counterpart_dropped")
+        if parts is None:
+            return
+        failed_before = self._failed_before(parts)
+        self._counterpart_lost(parts.url, "counterpart_dropped")
+        if failed_before and self.links is not None:
+            self.links.failed(request)
+
+    def _failed_before(self, parts: UrlParts) -> bool:
+        """Whether the dupefilter dropped a link that brought no page in an earlier run of
+        this JOBDIR. Queued here first (this crawl had not queued, fetched or parked it),
+        so the dupefilter saw it in that run; no crawl fetched it (or it still waits in the
+        JOBDIR's queue: its copy on a mirror is then fetched once more than needed)."""
+        judge = self.judge
+        if judge is None or self.links is None:
+            return False
+        if parts.url in judge.fetched_now or parts.url in judge.lost_now:
+            return False
+        return self._guarded(judge.was_fetched, parts.url) is False
 
     def content_released(self, key: str) -> None:
         """A later pipeline dropped ``key``'s item: it no longer covers its copies."""
@@ -353,7 +374,7 @@ class UrlSimHashMiddleware:
                 self._stats.inc_value(keys.url_unchecked(exempt))
             return
         if scheduling and parts.url in (self.bets or ()):
-            raise IgnoreRequest("simdedup: predicted duplicate (already parked)")
+            raise PredictedDuplicate("simdedup: predicted duplicate (already parked)")
         if scheduling and self.judge.covers(parts.url):
             return  # the same URL again: the dupefilter's business, not ours
         self._refresh_rules()
@@ -391,13 +412,11 @@ class UrlSimHashMiddleware:
         rule = decision.rule
         if not scheduling:
             request.meta[SEEN] = True  # past the dupefilter: its re-issue must pass it again
+        first = rule.kind == "mirror" and not self.bets.betting_on(rule.identity)
         if rule.kind != "strict":
-            first = rule.kind == "mirror" and not self.bets.betting_on(rule.identity)
             if not self.bets.park(request, parts.url, rule.identity, decision.counterpart):
                 return
             self._stats.inc_value(keys.URL_PARKED)
-            if first:
-                self._follow_failed(rule)
         self._stats.inc_value(keys.url_skipped(decision.reason))
         self._stats.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
         if decision.pending:
@@ -406,7 +425,9 @@ class UrlSimHashMiddleware:
         logger.debug("simdedup: skipped %s (%s)", request.url, rule.describe())
         self._queued.pop(request, None)
         self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
-        raise IgnoreRequest(f"simdedup: predicted duplicate ({decision.reason})")
+        if first and self.links is not None:
+            self.links.first_bet(rule)
+        raise PredictedDuplicate(f"simdedup: predicted duplicate ({decision.reason})")
 
     def _await_verdict(self, url: str, request: Request) -> None:
         """Remember how ``request`` was routed (callback, errback, arguments, priority, its
@@ -447,36 +468,11 @@ class UrlSimHashMiddleware:
             self._contested[bet.url] = bet.rule
 
     def _failed_here(self, request: Request, parts: UrlParts) -> None:
-        """``request`` brought no page: the bets relying on it are re-issued, and where a
-        mirror's pages were skipped as copies of this host's, the link is followed there."""
+        """``request`` brought no page: the bets relying on it are re-issued, and its link
+        is followed on the mirrors skipped as copies of its host (``FailedLinks``)."""
         self._counterpart_lost(parts.url, "counterpart_failed")
-        if self.judge is None or self.bets is None or request.method != "GET":
-            return
-        failed = self._routed(request)
-        if self._failed_count < MAX_FAILED_REMEMBERED:
-            self._failed_count += 1
-            self._failed_by_host.setdefault(parts.host, {})[parts.url] = failed
-        for rule in self.judge.copying_mirrors(parts.host, self.bets.betting_on):
-            self._follow_on_mirror(failed, parts, rule)
-
-    def _follow_failed(self, rule: Rule) -> None:
-        """``rule`` made its first bet: the links that failed on its original before were
-        on the pages it skips, and are followed on its mirror."""
-        for url, failed in list(self._failed_by_host.get(rule.other, {}).items()):
-            self._follow_on_mirror(failed, url_parts(url), rule)
-
-    def _follow_on_mirror(self, failed: Request, parts: UrlParts, rule: Rule) -> None:
-        assert self.judge is not None and self.crawler.engine is not None
-        copy = self.judge.wanted_copy(parts, rule)
-        if copy is None:
-            return
-        again = failed.replace(
-            url=_on_host(failed.url, rule.host), meta={**failed.meta, MIRROR_OF: failed.url}
-        )
-        self._stats.inc_value(keys.URL_REQUESTED_ON_MIRROR)
-        self.verdicts.requested_on_mirror(copy, failed.url, rule)
-        logger.debug("simdedup: %s failed; requested %s (%s)", failed.url, copy, rule.describe())
-        self.crawler.engine.crawl(again)
+        if self.links is not None:
+            self.links.failed(request)
 
     def _counterpart_lost(self, url: str, why: str) -> None:
         """``url`` will not bring its page: bets relying on it are re-issued."""
@@ -506,6 +502,8 @@ class UrlSimHashMiddleware:
     def _exemption(self, request: Request) -> str:
         if request.meta.get(REISSUED):
             return "reissued"
+        if request.meta.get(MIRROR_OF):
+            return "mirror_of"
         if request.dont_filter:
             return "dont_filter"
         if request.meta.get(OPT_OUT):
@@ -559,8 +557,3 @@ class UrlSimHashMiddleware:
     @property
     def _failed(self) -> bool:
         return self.state.failed
-
-
-def _on_host(url: str, host: str) -> str:
-    """``url`` on ``host`` (with its port), spelled otherwise as it was; no user info."""
-    return urlunsplit(urlsplit(url)._replace(netloc=host))

@@ -13,6 +13,7 @@ import pytest
 from scrapy import Request
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import HtmlResponse
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.misc import build_from_crawler
 
 from scrapy_simdedup import UrlSimHashMiddleware, hamming_distance, url_parts, url_simhash
@@ -386,6 +387,79 @@ def test_a_parked_request_is_reissued_when_its_counterpart_fails(tmp_path: Path)
         (f"{MIRROR}/q/3.html", "counterpart_released", "mirror"),
         (f"{MIRROR}/q/4.html", "unsettled", "mirror"),
     ]
+
+
+def _parse(response: Any) -> None:
+    """A spider callback (the requests below are routed to it)."""
+
+
+def test_a_link_that_fails_on_the_original_is_requested_on_the_mirror_skipped(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "verdicts.jsonl"
+    settings = {"SIMDEDUP_URL_SAMPLE_EVERY": 1000, "SIMDEDUP_VERDICT_LOG": str(log)}
+    with opened_middleware(settings) as middleware:
+        engine = _engine(middleware)
+        _teach_mirror(middleware)
+        early = Request(
+            f"{ORIGINAL}/a/early?b=2&a=1", callback=_parse, cb_kwargs={"section": "news"},
+            headers={"Cookie": "s=1", "Authorization": "Basic eDp5"},
+            meta={"depth": 3, "download_slot": "a.example", "retry_times": 2},
+        )  # fmt: skip
+        image = Request(f"{ORIGINAL}/a/logo.png", callback=NO_CALLBACK)
+        form = Request(f"{ORIGINAL}/a/search", method="POST", body=b"q=x", callback=_parse)
+        for request in (early, image, form):  # before the mirror skipped anything
+            middleware.request_scheduled(request)
+            middleware.process_response(request, HtmlResponse(request.url, status=404))
+        assert engine.crawled == []  # no mirror page skipped yet: its links came along
+        middleware.request_scheduled(Request(f"{ORIGINAL}/q/0.html"))
+        assert _skipped(middleware, Request(f"{MIRROR}/q/0.html"))  # the first bet
+        [copy] = engine.crawled  # the earlier failure, followed; not the image or the form
+        assert copy.url == f"{MIRROR}/a/early?b=2&a=1" and copy.method == "GET"
+        assert copy.callback is _parse and copy.cb_kwargs == {"section": "news"}
+        assert not copy.headers and not copy.dont_filter  # no credentials of the original
+        assert copy.meta == {"depth": 3, "simdedup_mirror_of": f"{ORIGINAL}/a/early?a=1&b=2"}
+        assert not _skipped(middleware, copy)  # it is never skipped
+        # While the mirror's bet is held: at once, a redirect's first URL being the link.
+        moved = Request(
+            f"{ORIGINAL}/b/2", callback=_parse, meta={"redirect_urls": [f"{ORIGINAL}/a/late"]}
+        )
+        middleware.process_exception(moved, TimeoutError())
+        middleware.process_exception(moved, TimeoutError())  # again: requested once
+        gone = Request(f"{ORIGINAL}/a/gone", callback=_parse)
+        middleware.request_scheduled(gone)
+        middleware.request_dropped(gone)  # an earlier run of its JOBDIR saw it, none fetched
+        kept = Request(f"{ORIGINAL}/p/100.html", callback=_parse)
+        middleware.request_dropped(kept)  # fetched: its page came
+        assert [r.url for r in engine.crawled[1:]] == [f"{MIRROR}/a/late", f"{MIRROR}/a/gone"]
+        stats = _stats(middleware)
+    assert stats["simdedup/url/requested_on_mirror"] == 3
+    assert stats["simdedup/url/unchecked/mirror_of"] == 1
+    lines = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    requested = [line for line in lines if line["event"] == "url_requested"]
+    assert [(line["url"], line["failed"]) for line in requested] == [
+        (f"{MIRROR}/a/early?b=2&a=1", f"{ORIGINAL}/a/early?a=1&b=2"),
+        (f"{MIRROR}/a/late", f"{ORIGINAL}/a/late"),
+        (f"{MIRROR}/a/gone", f"{ORIGINAL}/a/gone"),
+    ]
+    assert {line["rule_name"] for line in requested} == {"m.example mirrors a.example"}
+
+
+def test_a_failed_link_is_followed_only_where_a_mirror_skips_pages() -> None:
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        _teach_mirror(middleware)  # learned, but nothing skipped: the mirror's links come
+        failed = Request(f"{ORIGINAL}/a/1", callback=_parse)
+        middleware.process_response(failed, HtmlResponse(failed.url, status=500))
+        middleware.process_response(
+            Request(f"{MIRROR}/a/2"), HtmlResponse(f"{MIRROR}/a/2", status=404)
+        )
+        assert _engine(middleware).crawled == []
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000, "SIMDEDUP_DROP": False}) as mw:
+        _teach_mirror(mw)
+        mw.request_scheduled(Request(f"{ORIGINAL}/q/0.html"))
+        assert not _skipped(mw, Request(f"{MIRROR}/q/0.html"))  # annotate mode skips nothing
+        mw.process_response(failed, HtmlResponse(failed.url, status=500))
+        assert _engine(mw).crawled == []
 
 
 def test_annotate_mode_counts_what_it_would_skip_and_fetches_it() -> None:

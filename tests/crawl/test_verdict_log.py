@@ -69,6 +69,8 @@ def test_the_log_has_a_line_for_each_counted_event(crawled: Crawled) -> None:
     assert skipped == _by(stats, "simdedup/url/skipped/")
     reissued = Counter(line["why"] for line in lines if line["event"] == "url_reissued")
     assert reissued == _by(stats, "simdedup/url/reissued/")
+    requested = sum(1 for line in lines if line["event"] == "url_requested")
+    assert requested == stats.get("simdedup/url/requested_on_mirror", 0)
     # One line per event: each dropped page once, none of them in the feed, each one a
     # copy of a page the feed holds; each page kept although near a stored one is in it.
     contents = content_of(sites)

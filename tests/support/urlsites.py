@@ -269,9 +269,10 @@ def cms_with_forum(articles: int = 6, threads: int = 2, pages_per_thread: int = 
     return site
 
 
-def calendar(days: int = 120, busy: tuple[int, ...] = (1, 45, 90)) -> Site:
+def calendar(days: int = 120, busy: tuple[int, ...] = (1, 45, 90), latency: float = 0.0) -> Site:
     """An events calendar whose index links every day: most days say "no events
-    scheduled" (one notice, the date in its title), the ``busy`` days list real events."""
+    scheduled" (one notice, the date in its title), the ``busy`` days list real events.
+    ``latency``: seconds each day's page takes to answer, as a real server's would."""
     site = Site()
     start = datetime.date(2024, 3, 1)
     dates = [start + datetime.timedelta(days=n) for n in range(days)]
@@ -281,7 +282,8 @@ def calendar(days: int = 120, busy: tuple[int, ...] = (1, 45, 90)) -> Site:
     empty = prose("no-events-scheduled")
     for n, (d, path) in enumerate(zip(dates, paths, strict=True)):
         if n in busy:
-            site.pages[path] = page(f"event-{d.isoformat()}")
+            site.pages[path] = page(f"event-{d.isoformat()}", delay=latency)
         else:
-            site.pages[path] = Page("no-events", f"Events on {d.isoformat()}", empty)
+            title = f"Events on {d.isoformat()}"
+            site.pages[path] = Page("no-events", title, empty, delay=latency)
     return site

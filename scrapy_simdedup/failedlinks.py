@@ -1,0 +1,119 @@
+"""``FailedLinks``: links that brought no page on an original, followed on its mirrors.
+
+A mirror's page skipped as a copy had the same links as its counterpart on the original,
+and those are followed there. One that brings no page on the original (non-2xx after
+retries, a download error, a request another component ignored) is requested on each
+mirror whose pages this crawl skipped as copies of that host: plain Scrapy would have
+followed it from the skipped page. A link that failed before the mirror made its first bet
+is remembered (the latest ``MAX_REMEMBERED``) and followed then.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from scrapy import Request
+from scrapy.http.request import NO_CALLBACK
+
+from scrapy_simdedup import stats as keys
+from scrapy_simdedup.errors import UrlNotCheckedError
+from scrapy_simdedup.url.parts import UrlParts, url_parts
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy.crawler import Crawler
+
+    from scrapy_simdedup.judges.urls import UrlJudge
+    from scrapy_simdedup.url.learner import Rule
+    from scrapy_simdedup.verdictlog import CrawlVerdictLog
+
+logger = logging.getLogger(__name__)
+
+MIRROR_OF = "simdedup_mirror_of"
+"""``Request.meta`` key of a request for a mirror's copy of a link that failed on the
+original: the failed URL (canonical). Such a request is never skipped."""
+MAX_REMEMBERED = 10_000
+"""Failed links remembered for a mirror that makes its first bet later; the oldest go."""
+
+
+class FailedLinks:
+    """Follows failed links on the mirrors betting on their host. ``routed(request)`` gives
+    the request as the spider routed it (without headers); ``guarded(action, *args)`` runs
+    a store read, a store failure closing the spider (and giving None)."""
+
+    def __init__(
+        self,
+        crawler: Crawler,
+        judge: UrlJudge,
+        betting: Callable[[str], bool],
+        verdicts: CrawlVerdictLog,
+        *,
+        routed: Callable[[Request], Request],
+        guarded: Callable[..., Any],
+    ) -> None:
+        self.crawler = crawler
+        self.judge = judge
+        self.betting = betting
+        self.verdicts = verdicts
+        self._routed = routed
+        self._guarded = guarded
+        self._remembered: dict[str, tuple[UrlParts, Request]] = {}  # canonical URL -> link
+
+    def failed(self, request: Request) -> None:
+        """``request`` brought no page: remember its link, and follow it on the mirrors
+        betting on its host now. A redirect's first URL is the link the pages held."""
+        link = _link_of(request)
+        if link is None:
+            return
+        parts, routed = link
+        self._remembered.pop(parts.url, None)
+        if len(self._remembered) >= MAX_REMEMBERED:
+            del self._remembered[next(iter(self._remembered))]
+        self._remembered[parts.url] = parts, self._routed(routed)
+        for rule in self._guarded(self.judge.copying_mirrors, parts.host, self.betting) or ():
+            self._follow(parts, rule)
+
+    def first_bet(self, rule: Rule) -> None:
+        """The mirror rule ``rule`` made its first bet: the links that failed on its
+        original before were on the pages it skips."""
+        for parts, _ in list(self._remembered.values()):
+            if parts.host == rule.other:
+                self._follow(parts, rule)
+
+    def _follow(self, parts: UrlParts, rule: Rule) -> None:
+        copy = self.judge.wanted_copy(parts, rule)
+        entry = self._remembered.get(parts.url)
+        if copy is None or entry is None:
+            return
+        failed = entry[1]
+        again = failed.replace(url=_on_host(failed.url, rule.host))
+        again.meta[MIRROR_OF] = parts.url
+        self.judge.enqueue(copy)  # at hand: not requested twice (it is never judged)
+        self.crawler.stats.inc_value(keys.URL_REQUESTED_ON_MIRROR)
+        self.verdicts.requested_on_mirror(again.url, parts.url, rule)
+        logger.debug(
+            "simdedup: %s failed; requested %s (%s)", parts.url, again.url, rule.describe()
+        )
+        assert self.crawler.engine is not None
+        self.crawler.engine.crawl(again)
+
+
+def _link_of(request: Request) -> tuple[UrlParts, Request] | None:
+    """The canonical parts of the link ``request`` followed, and the request; None for
+    what no page links: a component's own download (``NO_CALLBACK``: images, files,
+    robots.txt), a method other than GET, a URL that cannot be judged."""
+    if request.method != "GET" or request.callback is NO_CALLBACK:
+        return None
+    url = (request.meta.get("redirect_urls") or [request.url])[0]
+    try:
+        return url_parts(url), request.replace(url=url)
+    except (UrlNotCheckedError, ValueError):
+        return None
+
+
+def _on_host(url: str, host: str) -> str:
+    """``url`` on ``host`` (with its port), spelled otherwise as it was; no user info."""
+    return urlunsplit(urlsplit(url)._replace(netloc=host))
