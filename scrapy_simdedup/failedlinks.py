@@ -5,7 +5,10 @@ and those are followed there. One that brings no page on the original (non-2xx a
 retries, a download error, a request another component ignored) is requested on each
 mirror whose pages this crawl skipped as copies of that host: plain Scrapy would have
 followed it from the skipped page. A link that failed before the mirror made its first bet
-is remembered (the latest ``MAX_REMEMBERED``) and followed then.
+is remembered (the latest ``MAX_FAILED_LINKS``) and followed then.
+
+Bets are held per process: on a store several workers share, a link that failed on one
+worker is followed for the pages that worker skipped, not for another's.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ import logging
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from scrapy import Request
 from scrapy.http.request import NO_CALLBACK
 
 from scrapy_simdedup import stats as keys
@@ -24,6 +26,7 @@ from scrapy_simdedup.url.parts import UrlParts, url_parts
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from scrapy import Request
     from scrapy.crawler import Crawler
 
     from scrapy_simdedup.judges.urls import UrlJudge
@@ -35,14 +38,17 @@ logger = logging.getLogger(__name__)
 MIRROR_OF = "simdedup_mirror_of"
 """``Request.meta`` key of a request for a mirror's copy of a link that failed on the
 original: the failed URL (canonical). Such a request is never skipped."""
-MAX_REMEMBERED = 10_000
+MAX_FAILED_LINKS = 10_000
 """Failed links remembered for a mirror that makes its first bet later; the oldest go."""
 
 
 class FailedLinks:
-    """Follows failed links on the mirrors betting on their host. ``routed(request)`` gives
-    the request as the spider routed it (without headers); ``guarded(action, *args)`` runs
-    a store read, a store failure closing the spider (and giving None)."""
+    """Follows failed links on the mirrors betting on their host: each copy is requested
+    once, routed as the spider made the failed request (callback, errback, arguments,
+    priority, its own meta) without its headers, with ``meta["simdedup_mirror_of"]``;
+    counted under ``simdedup/url/requested_on_mirror``. ``routed(request)`` gives that
+    routing; ``guarded(action, *args)`` runs a store read, a store failure closing the
+    spider (and giving None)."""
 
     def __init__(
         self,
@@ -68,11 +74,14 @@ class FailedLinks:
         link = _link_of(request)
         if link is None:
             return
-        parts, routed = link
+        parts, url = link
+        routed = self._routed(request)
+        if url != routed.url:
+            routed = routed.replace(url=url)
         self._remembered.pop(parts.url, None)
-        if len(self._remembered) >= MAX_REMEMBERED:
+        if len(self._remembered) >= MAX_FAILED_LINKS:
             del self._remembered[next(iter(self._remembered))]
-        self._remembered[parts.url] = parts, self._routed(routed)
+        self._remembered[parts.url] = parts, routed
         for rule in self._guarded(self.judge.copying_mirrors, parts.host, self.betting) or ():
             self._follow(parts, rule)
 
@@ -101,16 +110,17 @@ class FailedLinks:
         self.crawler.engine.crawl(again)
 
 
-def _link_of(request: Request) -> tuple[UrlParts, Request] | None:
-    """The canonical parts of the link ``request`` followed, and the request; None for
-    what no page links: a component's own download (``NO_CALLBACK``: images, files,
-    robots.txt), a method other than GET, a URL that cannot be judged."""
-    if request.method != "GET" or request.callback is NO_CALLBACK:
+def _link_of(request: Request) -> tuple[UrlParts, str] | None:
+    """The canonical parts and the spelling of the link ``request`` followed (a redirect's
+    first URL); None for what no page of a mirror links: a component's own download
+    (``NO_CALLBACK``: images, files, robots.txt), a method other than GET, a copy already
+    requested on a mirror, a URL that cannot be judged."""
+    if request.method != "GET" or request.callback is NO_CALLBACK or request.meta.get(MIRROR_OF):
         return None
     url = (request.meta.get("redirect_urls") or [request.url])[0]
     try:
-        return url_parts(url), request.replace(url=url)
-    except (UrlNotCheckedError, ValueError):
+        return url_parts(url), url
+    except UrlNotCheckedError:
         return None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
 
@@ -101,7 +102,8 @@ class UrlSimHashMiddleware:
         self._idle_since: float | None = None  # when this idle began (heartbeats' clock)
         # Re-issued at idle, their counterpart never came: URL -> the rule they were skipped on.
         self._contested: dict[str, str] = {}
-        self.links: FailedLinks | None = None  # adaptive mode, skipping: failed links
+        self._resumed = False  # a JOBDIR's later run, on a store of its own
+        self.failed_links: FailedLinks | None = None  # adaptive mode, skipping: failed links
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -169,8 +171,9 @@ class UrlSimHashMiddleware:
             self.crawler, lot, self.judge.enqueue, self._store_failed, reissued=self._reissued
         )
         self.judge.held = self.bets.held
+        self._resumed = _resumed_job(self.crawler) and self.state.location().kind != "redis"
         if self.config.url_mode == "adaptive" and self.config.drop:
-            self.links = FailedLinks(
+            self.failed_links = FailedLinks(
                 self.crawler, self.judge, self.bets.betting_on, self.verdicts,
                 routed=self._routed, guarded=self._guarded,
             )  # fmt: skip
@@ -290,11 +293,14 @@ class UrlSimHashMiddleware:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
         parts = self._queued.pop(request, None)
         if parts is None:
+            copy = request.meta.get(MIRROR_OF)
+            if copy is not None and self.judge is not None:  # requested on a mirror, at hand
+                self.judge.dequeue(_canonical(request.url))  # no more: it will not come
             return
         failed_before = self._failed_before(parts)
         self._counterpart_lost(parts.url, "counterpart_dropped")
-        if failed_before and self.links is not None:
-            self.links.failed(request)
+        if failed_before:
+            self._follow_failed(request)
 
     def _failed_before(self, parts: UrlParts) -> bool:
         """Whether the dupefilter dropped a link that brought no page in an earlier run of
@@ -302,7 +308,7 @@ class UrlSimHashMiddleware:
         so the dupefilter saw it in that run; no crawl fetched it (or it still waits in the
         JOBDIR's queue: its copy on a mirror is then fetched once more than needed)."""
         judge = self.judge
-        if judge is None or self.links is None:
+        if judge is None or self.failed_links is None or not self._resumed or self._failed:
             return False
         if parts.url in judge.fetched_now or parts.url in judge.lost_now:
             return False
@@ -425,8 +431,8 @@ class UrlSimHashMiddleware:
         logger.debug("simdedup: skipped %s (%s)", request.url, rule.describe())
         self._queued.pop(request, None)
         self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
-        if first and self.links is not None:
-            self.links.first_bet(rule)
+        if first and self.failed_links is not None:
+            self.failed_links.first_bet(rule)
         raise PredictedDuplicate(f"simdedup: predicted duplicate ({decision.reason})")
 
     def _await_verdict(self, url: str, request: Request) -> None:
@@ -471,8 +477,17 @@ class UrlSimHashMiddleware:
         """``request`` brought no page: the bets relying on it are re-issued, and its link
         is followed on the mirrors skipped as copies of its host (``FailedLinks``)."""
         self._counterpart_lost(parts.url, "counterpart_failed")
-        if self.links is not None:
-            self.links.failed(request)
+        self._follow_failed(request)
+
+    def _follow_failed(self, request: Request) -> None:
+        """``FailedLinks.failed``; an error there is logged, never raised into Scrapy (the
+        response or the error is the spider's still)."""
+        if self.failed_links is None:
+            return
+        try:
+            self.failed_links.failed(request)
+        except Exception:
+            logger.exception("simdedup: could not follow %s on a mirror", request.url)
 
     def _counterpart_lost(self, url: str, why: str) -> None:
         """``url`` will not bring its page: bets relying on it are re-issued."""
@@ -557,3 +572,22 @@ class UrlSimHashMiddleware:
     @property
     def _failed(self) -> bool:
         return self.state.failed
+
+
+def _resumed_job(crawler: Crawler) -> bool:
+    """Whether this run continues an earlier run of its JOBDIR: Scrapy's dupefilter read
+    the requests that run saw (asked before this run schedules any)."""
+    jobdir = crawler.settings.get("JOBDIR")
+    if not jobdir:
+        return False
+    try:
+        return (Path(jobdir) / "requests.seen").stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _canonical(url: str) -> str:
+    try:
+        return url_parts(url).url
+    except UrlNotCheckedError:
+        return url

@@ -397,7 +397,12 @@ def test_a_link_that_fails_on_the_original_is_requested_on_the_mirror_skipped(
     tmp_path: Path,
 ) -> None:
     log = tmp_path / "verdicts.jsonl"
-    settings = {"SIMDEDUP_URL_SAMPLE_EVERY": 1000, "SIMDEDUP_VERDICT_LOG": str(log)}
+    job = tmp_path / "job"  # an earlier run of this JOBDIR saw requests
+    job.mkdir()
+    (job / "requests.seen").write_text("0123456789abcdef\n")
+    settings = {
+        "SIMDEDUP_URL_SAMPLE_EVERY": 1000, "SIMDEDUP_VERDICT_LOG": str(log), "JOBDIR": str(job)
+    }  # fmt: skip
     with opened_middleware(settings) as middleware:
         engine = _engine(middleware)
         _teach_mirror(middleware)
@@ -420,6 +425,10 @@ def test_a_link_that_fails_on_the_original_is_requested_on_the_mirror_skipped(
         assert not copy.headers and not copy.dont_filter  # no credentials of the original
         assert copy.meta == {"depth": 3, "simdedup_mirror_of": f"{ORIGINAL}/a/early?a=1&b=2"}
         assert not _skipped(middleware, copy)  # it is never skipped
+        canonical = f"{MIRROR}/a/early?a=1&b=2"
+        assert middleware.judge is not None and middleware.judge.covers(canonical)
+        middleware.request_dropped(copy)  # the dupefilter had seen it: it will not come
+        assert not middleware.judge.covers(canonical)
         # While the mirror's bet is held: at once, a redirect's first URL being the link.
         moved = Request(
             f"{ORIGINAL}/b/2", callback=_parse, meta={"redirect_urls": [f"{ORIGINAL}/a/late"]}
@@ -454,6 +463,16 @@ def test_a_failed_link_is_followed_only_where_a_mirror_skips_pages() -> None:
             Request(f"{MIRROR}/a/2"), HtmlResponse(f"{MIRROR}/a/2", status=404)
         )
         assert _engine(middleware).crawled == []
+        # A fresh crawl (no earlier run of a JOBDIR): a link the dupefilter refuses waits
+        # in the queue, another request for it went first; it failed nowhere.
+        middleware.request_scheduled(Request(f"{ORIGINAL}/q/0.html"))
+        assert _skipped(middleware, Request(f"{MIRROR}/q/0.html"))  # the mirror bets now
+        [followed] = _engine(middleware).crawled  # the failure before, not the copy's own
+        assert followed.url == f"{MIRROR}/a/1"
+        pending = Request(f"{ORIGINAL}/a/3", callback=_parse)
+        middleware.request_scheduled(pending)
+        middleware.request_dropped(pending)
+        assert len(_engine(middleware).crawled) == 1
     with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000, "SIMDEDUP_DROP": False}) as mw:
         _teach_mirror(mw)
         mw.request_scheduled(Request(f"{ORIGINAL}/q/0.html"))
