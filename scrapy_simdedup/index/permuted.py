@@ -217,12 +217,14 @@ class PermutedIndex:
             )
         with self._exclusive():
             matches = [m for m in self.near(fingerprint) if m.key not in passed_by]
-            owners = [] if matches else self._owners(claims, key, passed_by)
-            added = not matches and not owners
-            if added:
+            if matches:
+                return QueryOrAdd(matches, added=False, owners=[])
+            held = self._holders(claims)
+            owners = self._owners(held, key, passed_by)
+            if not owners:
                 self.add(fingerprint, key, payload)
-                self._claim(claims, key)
-            return QueryOrAdd(matches, added, owners)
+                self._claim(held, key)
+            return QueryOrAdd(matches, not owners, owners)
 
     def _query_or_add_atomically(
         self,
@@ -255,26 +257,38 @@ class PermutedIndex:
     def _sentence_key(self, digest: int) -> bytes:
         return self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big")
 
-    def _owners(self, claims: list[bytes], key: str, judged: set[str]) -> list[Match]:
-        """The stored documents other than ``key`` and the ``judged`` owning one of
-        ``claims``, once each."""
-        owners: dict[str, None] = {}
+    def _holders(self, claims: list[bytes]) -> dict[bytes, tuple[bytes | None, bytes | None]]:
+        """Each claim's first and second owner, read once for ``_owners`` and ``_claim``
+        (a second owner is only ever written beside a first, and claims are never
+        deleted: an unheld claim has no second owner to read)."""
+        held: dict[bytes, tuple[bytes | None, bytes | None]] = {}
         for claim in claims:
-            for tier in (claim, claim + keyspace.SECOND_OWNER):
-                owner = self.store.get(tier)
+            first = self.store.get(claim)
+            second = None if first is None else self.store.get(claim + keyspace.SECOND_OWNER)
+            held[claim] = (first, second)
+        return held
+
+    def _owners(
+        self, held: dict[bytes, tuple[bytes | None, bytes | None]], key: str, judged: set[str]
+    ) -> list[Match]:
+        """The stored documents other than ``key`` and the ``judged`` holding a claim
+        (``_holders``), once each."""
+        owners: dict[str, None] = {}
+        for tiers in held.values():
+            for owner in tiers:
                 if owner is not None and _text(owner) != key and _text(owner) not in judged:
                     owners[_text(owner)] = None
         return [doc for owner in owners if (doc := self.document(owner)) is not None]
 
-    def _claim(self, claims: list[bytes], key: str) -> None:
-        """Each claim's first owner, or its second when another page owns it first."""
+    def _claim(self, held: dict[bytes, tuple[bytes | None, bytes | None]], key: str) -> None:
+        """Each claim's first owner, or its second when another page owns it first
+        (``held``: their owners as ``_holders`` read them, under the same lock)."""
         value = key.encode("utf-8", "surrogatepass")
         fresh = {}
-        for claim in claims:
-            first = self.store.get(claim)
+        for claim, (first, second) in held.items():
             if first is None:
                 fresh[claim] = value
-            elif first != value and self.store.get(claim + keyspace.SECOND_OWNER) is None:
+            elif first != value and second is None:
                 fresh[claim + keyspace.SECOND_OWNER] = value
         if fresh:
             self.store.write(fresh)
@@ -329,7 +343,7 @@ class PermutedIndex:
             shared.put_each_absent(self._atomic, seconds, value)
             return
         with self._exclusive():
-            self._claim(claims, key)
+            self._claim(self._holders(claims), key)
 
     def exact_or_add(self, digest: int, key: str) -> str | None:
         """The key first stored under a text's exact ``digest``, else add ``key``."""

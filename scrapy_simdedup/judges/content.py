@@ -236,10 +236,10 @@ class ContentJudge:
             if added:
                 self.index.discard(key)
             return
-        if not added:
+        if not added:  # else the look-up stored it and claimed its sentences at once
             self.index.add(fingerprint.simhash, key, payload)
+            self.index.record_sentences(done.sentences - templates.own, key)
         self._remember(key, fingerprint.exact)
-        self.index.record_sentences(done.sentences - templates.own, key)
         exacts = [block.exact for block in done.blocks]
         self.index.blocks.count_page(templates.host, exacts, templates.counts)
         self.index.exact_or_add(fingerprint.exact, key)  # last: never one without a page
