@@ -1,0 +1,92 @@
+"""Parked requests in a real LevelDB folder: stored as Scrapy's own ``to_dict`` would have
+them, read back into the same requests, and refused (fetched instead) when they cannot be."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scrapy import FormRequest, Request, Spider
+
+from scrapy_simdedup.index.stores import open_store
+from scrapy_simdedup.index.stores.base import Store
+from scrapy_simdedup.parking import ParkingLot
+
+
+class Shop(Spider):
+    name = "shop"
+
+    def parse_product(self, response: Any) -> None:
+        pass
+
+    def failed(self, failure: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = open_store("leveldb", path=tmp_path / "index")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def _round_trip(lot: ParkingLot, request: Request) -> tuple[dict[str, Any], Request]:
+    assert lot.park(request.url, request)
+    (parked,) = [each for each in lot.leftovers() if each[0] == request.url]
+    stored = next(p for p in lot._read() if p.url == request.url)
+    return stored.data, parked[1]
+
+
+def test_a_parked_request_is_stored_as_scrapy_serialises_it_and_read_back(store: Store) -> None:
+    spider = Shop()
+    lot = ParkingLot(store, spider)
+    requests = [
+        Request("http://127.0.0.1/a", callback=spider.parse_product, errback=spider.failed),
+        Request("http://127.0.0.1/b", meta={"depth": 2}, priority=-3, cb_kwargs={"n": 1}),
+        FormRequest("http://127.0.0.1/c", formdata={"q": "shoes"}, callback=spider.parse),
+        Request("http://127.0.0.1/d", callback=spider.parse_product),  # names found once
+    ]
+    for request in requests:
+        data, back = _round_trip(lot, request)
+        expected = request.to_dict(spider=spider)
+        assert data == {**expected, "headers": data["headers"]}
+        assert back.to_dict(spider=spider) == expected
+        assert type(back) is type(request)
+
+
+def _parse_review(self: Shop, response: Any) -> None:
+    pass
+
+
+def test_a_method_set_on_the_spider_after_the_first_park_is_found(store: Store) -> None:
+    spider = Shop()
+    lot = ParkingLot(store, spider)
+    assert lot.park("http://127.0.0.1/a", Request("http://127.0.0.1/a", callback=spider.parse))
+    Shop.parse_review = _parse_review  # type: ignore[attr-defined]
+    try:
+        late = Request("http://127.0.0.1/b", callback=spider.parse_review)  # type: ignore[attr-defined]
+        data, back = _round_trip(lot, late)
+        assert data["callback"] == "parse_review"
+        assert back.callback == spider.parse_review  # type: ignore[attr-defined]
+    finally:
+        del Shop.parse_review  # type: ignore[attr-defined]
+
+
+def test_a_request_that_cannot_be_rebuilt_is_not_parked(store: Store) -> None:
+    spider, other = Shop(), Shop()
+    lot = ParkingLot(store, spider)
+    refused = [
+        Request("http://127.0.0.1/a", callback=lambda response: None),
+        Request("http://127.0.0.1/b", callback=print),
+        Request("http://127.0.0.1/c", meta={"thing": object()}),
+    ]
+    for request in refused:
+        assert not lot.park(request.url, request)
+    # Another spider object's method: Scrapy's own search finds it by its function.
+    borrowed = Request("http://127.0.0.1/d", callback=other.parse_product)
+    assert lot.park(borrowed.url, borrowed)
+    assert [url for url, _ in lot.leftovers()] == ["http://127.0.0.1/d"]
