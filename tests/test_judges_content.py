@@ -16,6 +16,7 @@ from scrapy_simdedup.index.handle import SimHashIndex
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.judges.content import ContentJudge
 from tests.support import reprints
+from tests.support.stores import index_location
 
 ARTICLE, OTHER, THIRD = english_articles(3000)[:3]
 REPRINT = "Reprinted: " + ARTICLE + "\nEdited by Jane Smith."
@@ -314,3 +315,27 @@ def test_a_long_sentence_with_one_word_changed_is_an_edit_under_every_seed(tmp_p
         judge.judge(original, "https://a.example/1")
         verdict = judge.judge(copy, "https://b.example/1")
     assert verdict.copy, verdict.confirmation
+
+
+def test_a_revisited_page_whose_text_changed_owns_its_new_sentences(
+    kind: str, tmp_path: Path
+) -> None:
+    """A later run stores the page's new text under its URL (the look-up moves it, on a
+    shared store without claiming); a reprint of the new text that only shared sentences
+    find is still a copy of it, on every store."""
+    with open_index(index_location(kind, tmp_path)) as index:
+        old, _ = reprints.pairs(1)[0]
+        ContentJudge(index).judge(old, "https://a.example/page")
+        seed = index.seed
+        new, reprint = next(
+            (text, copy)
+            for text, copy in reprints.pairs(40)[1:]
+            if _far(text, copy, seed) and _far(old, text, seed)
+        )
+        later = ContentJudge(index)  # the next run
+        assert later.judge(new, "https://a.example/page").original is None  # new text
+        stored = index.document("https://a.example/page")
+        assert stored is not None and stored.fingerprint == simhash(new, seed=seed)
+        verdict = later.judge(reprint, "https://b.example/reprint")
+        assert (verdict.copy, verdict.original) == (True, "https://a.example/page")
+        assert verdict.found_by == "sentences"

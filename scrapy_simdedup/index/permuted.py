@@ -67,11 +67,13 @@ class Repaired:
 class QueryOrAdd:
     """The outcome of ``query_or_add``: the matches found, and whether the document was
     added; ``owners``, when nothing was near: the stored documents owning one of the given
-    sentences (distance 0: the caller measures it)."""
+    sentences (distance 0: the caller measures it); ``claimed``: the added document took
+    its sentences in the same step (else ``record_sentences`` still has to)."""
 
     matches: list[Match]
     added: bool
     owners: list[Match] = field(default_factory=list)
+    claimed: bool = False
 
 
 @dataclass(frozen=True)
@@ -224,7 +226,7 @@ class PermutedIndex:
             if not owners:
                 self.add(fingerprint, key, payload)
                 self._claim(held, key)
-            return QueryOrAdd(matches, not owners, owners)
+            return QueryOrAdd(matches, not owners, owners, claimed=not owners)
 
     def _query_or_add_atomically(
         self,

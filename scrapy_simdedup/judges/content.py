@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted, fingerprinted
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.textprint import exact_hash
+from scrapy_simdedup.index.permuted import QueryOrAdd
 from scrapy_simdedup.judges.confirmation import Confirmation, confirm
 from scrapy_simdedup.judges.templates import PageTemplates
 from scrapy_simdedup.judges.verdict import Verdict
@@ -101,12 +102,12 @@ class ContentJudge:
         ]
         copied = next(((m, c) for m, c in confirmations if c.copy), None)
         if record and copied is None and confirmations and not found.added:
-            added, more = self._add_unless_new(done, key, payload, templates, found.matches)
+            again, more = self._add_unless_new(done, key, payload, templates, found.matches)
             confirmations += more
             copied = next(((m, c) for m, c in more if c.copy), None)
-            found = replace(found, added=added)
+            found = replace(found, added=again.added, claimed=again.claimed)
         if record:
-            self._record(done, key, payload, templates, added=found.added, copy=bool(copied))
+            self._record(done, key, payload, templates, found, copy=bool(copied))
         if copied is not None:
             match, confirmation = copied
             return Verdict(key, match.key, match.distance, found.by, confirmation)
@@ -148,13 +149,13 @@ class ContentJudge:
         own = done.sentences - templates.own
         result = self.index.query_or_add(simhash, key, payload, own)
         if any(match.key == key for match in result.matches):
-            return _Candidates("simhash", [], result.added, revisit=True)
+            return _Candidates("simhash", [], result.added, result.claimed, revisit=True)
         if result.matches:
-            return _Candidates("simhash", result.matches, result.added)
+            return _Candidates("simhash", result.matches, result.added, result.claimed)
         # SimHash saw nothing within k bits; a reprint still shares its longest sentences
         # (nshash), so their owners get the same confirmation.
         owners = [_distance_to(owner, simhash) for owner in result.owners]
-        return _Candidates("sentences", owners, result.added)
+        return _Candidates("sentences", owners, result.added, result.claimed)
 
     def _add_unless_new(
         self,
@@ -163,21 +164,23 @@ class ContentJudge:
         payload: bytes,
         templates: PageTemplates,
         judged: list[Match],
-    ) -> tuple[bool, list[tuple[Match, Confirmation]]]:
+    ) -> tuple[QueryOrAdd, list[tuple[Match, Confirmation]]]:
         """A page its candidates did not confirm as a copy is added in one atomic step that
         passes those candidates by, so a page stored meanwhile (by another worker: a racing
         copy of the same original) is found and confirmed against, not kept beside it.
-        Returns whether it was added, and the confirmations against pages found meanwhile
-        (one of them a copy, or ``MAX_RECHECKS`` rounds found new pages each time)."""
+        Returns the last look-up (whether it added the page), and the confirmations against
+        pages found meanwhile (one of them a copy, or ``MAX_RECHECKS`` rounds found new
+        pages each time)."""
         simhash = done.fingerprint.simhash
         assert simhash is not None
         own = done.sentences - templates.own
         passed_by = {match.key for match in judged}
         more: list[tuple[Match, Confirmation]] = []
+        again = QueryOrAdd([], added=False)
         for _ in range(MAX_RECHECKS):
             again = self.index.query_or_add(simhash, key, payload, own, judged=passed_by)
             if again.added:
-                return True, more
+                return again, more
             fresh = again.matches or [_distance_to(o, simhash) for o in again.owners]
             fresh = [m for m in fresh if m.key != key and m.key not in passed_by]
             if not fresh:
@@ -188,9 +191,9 @@ class ContentJudge:
                 )
                 more.append((match, confirmation))
                 if confirmation.copy:
-                    return False, more
+                    return again, more
             passed_by.update(match.key for match in fresh)
-        return False, more
+        return again, more
 
     def _decide_exactly(self, exact: int, key: str, record: bool) -> Verdict:
         """Too short for a SimHash: the exact text hash is the only look-up."""
@@ -223,8 +226,8 @@ class ContentJudge:
         key: str,
         payload: bytes,
         templates: PageTemplates,
+        found: _Candidates,
         *,
-        added: bool,
         copy: bool,
     ) -> None:
         """Store a new page in crash-safe order: the page, its sentences, its blocks' counts
@@ -233,11 +236,12 @@ class ContentJudge:
         fingerprint = done.fingerprint
         assert fingerprint.simhash is not None
         if copy:
-            if added:
+            if found.added:
                 self.index.discard(key)
             return
-        if not added:  # else the look-up stored it and claimed its sentences at once
+        if not found.added:
             self.index.add(fingerprint.simhash, key, payload)
+        if not found.claimed:  # else the look-up that stored it took them at once
             self.index.record_sentences(done.sentences - templates.own, key)
         self._remember(key, fingerprint.exact)
         exacts = [block.exact for block in done.blocks]
@@ -265,6 +269,7 @@ class _Candidates:
     by: str
     matches: list[Match]
     added: bool  # the page was stored by the look-up (query_or_add)
+    claimed: bool = False  # and its sentences claimed with it
     revisit: bool = False
 
 
