@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from scrapy import Request
 from scrapy.utils.request import request_from_dict
 
 from scrapy_simdedup.index import keyspace
@@ -28,12 +29,10 @@ if TYPE_CHECKING:
     from collections.abc import Container, Iterator
 
     from scrapy import Spider
-    from scrapy.http import Request
 
     from scrapy_simdedup.index.stores.base import Store
 
 _BYTES = "__bytes__"
-_UNKNOWN = object()  # a callback that is no method of the spider (Scrapy's search decides)
 OWNER = "simdedup_owner"
 """The worker that parked a request, in its record (on a shared store; "" elsewhere)."""
 MAX_ADOPTED = 10_000
@@ -81,28 +80,51 @@ class ParkingLot:
         return True
 
     def _as_dict(self, request: Request) -> dict[str, Any]:
-        """``request.to_dict(spider=...)``, the callbacks' names found once per method:
-        Scrapy finds them by listing every method of the spider, about 0.1 ms a request."""
-        names = [self._method_name(each) for each in (request.callback, request.errback)]
-        if _UNKNOWN in names:
-            return request.to_dict(spider=self.spider)  # Scrapy's own search, or its error
-        data = request.replace(callback=None, errback=None).to_dict()
-        data["callback"], data["errback"] = names
+        """``request.to_dict(spider=...)`` as Scrapy builds it (a test compares the two),
+        without running the request class's ``__init__`` again, and with the callbacks'
+        names found once per method: Scrapy lists every method of the spider for each
+        request (about 0.1 ms). A callback that is not the spider's own method now (a
+        lambda, another object's method, one the spider rebound since) raises ValueError:
+        rebuilt by its name, it would be another callback."""
+        data = {
+            "url": request.url,
+            "callback": self._method_name(request.callback),
+            "errback": self._method_name(request.errback),
+            "headers": dict(request.headers),
+        }
+        for attribute in request.attributes:
+            data.setdefault(attribute, getattr(request, attribute))
+        if type(request) is not Request:
+            data["_class"] = f"{type(request).__module__}.{type(request).__name__}"
         return data
 
-    def _method_name(self, function: Any) -> Any:
-        """The spider method's name (None stays None), or ``_UNKNOWN``."""
+    def _method_name(self, function: Any) -> str | None:
+        """The name under which the spider has ``function`` now (None stays None)."""
         if function is None:
             return None
         target = getattr(function, "__func__", None)
-        if target is None or getattr(function, "__self__", None) is not self.spider:
-            return _UNKNOWN
-        if target not in self._methods:  # first seen, or a method set on the spider since
-            self._methods = {
-                method.__func__: name
-                for name, method in inspect.getmembers(self.spider, inspect.ismethod)
-            }
-        return self._methods.get(target, _UNKNOWN)
+        if target is None or not self._owns(function):
+            raise ValueError(f"{function!r} is not a method of the spider")
+        name = self._methods.get(target)
+        if name is None or not self._still(name, target):  # new, or set on the spider since
+            self._methods = {}
+            for each, method in inspect.getmembers(self.spider, inspect.ismethod):
+                if self._owns(method):
+                    self._methods.setdefault(method.__func__, each)  # the first, as Scrapy
+            name = self._methods.get(target)
+        if name is None:
+            raise ValueError(f"{function!r} is no longer an attribute of the spider")
+        return name
+
+    def _owns(self, method: Any) -> bool:
+        """A method bound to the spider, or to its class (a classmethod)."""
+        bound = getattr(method, "__self__", None)
+        return bound is self.spider or bound is type(self.spider)
+
+    def _still(self, name: str, target: Any) -> bool:
+        """Whether the spider's attribute ``name`` is still its method ``target``."""
+        bound = getattr(self.spider, name, None)
+        return getattr(bound, "__func__", None) is target and self._owns(bound)
 
     def forget(self, urls: list[str]) -> None:
         if urls:

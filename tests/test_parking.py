@@ -86,7 +86,46 @@ def test_a_request_that_cannot_be_rebuilt_is_not_parked(store: Store) -> None:
     ]
     for request in refused:
         assert not lot.park(request.url, request)
-    # Another spider object's method: Scrapy's own search finds it by its function.
+    # Another spider object's method: rebuilt by its name, it would be this spider's.
     borrowed = Request("http://127.0.0.1/d", callback=other.parse_product)
-    assert lot.park(borrowed.url, borrowed)
-    assert [url for url, _ in lot.leftovers()] == ["http://127.0.0.1/d"]
+    assert not lot.park(borrowed.url, borrowed)
+    assert lot.leftovers() == []
+
+
+class Tagged(Request):
+    """A request class whose ``__init__`` must run once per request (it adds a flag)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.flags.append("tagged")
+
+
+def test_a_request_class_is_stored_without_running_its_init_again(store: Store) -> None:
+    spider = Shop()
+    lot = ParkingLot(store, spider)
+    request = Tagged("http://127.0.0.1/t", callback=spider.parse_product)
+    data, back = _round_trip(lot, request)
+    assert data["flags"] == request.to_dict(spider=spider)["flags"] == ["tagged"]
+    assert data["_class"] == f"{__name__}.Tagged"
+    assert type(back) is Tagged
+
+
+def test_a_method_rebound_on_the_spider_is_never_stored_under_its_new_meaning(
+    store: Store,
+) -> None:
+    """A spider that rebinds ``parse_product`` after a login: a request made before with
+    the old method has no name left on the spider; it is fetched, not parked as a request
+    that would come back with the other callback. A method of another object set on the
+    spider never names the spider's own (Scrapy's search would take it)."""
+    spider, helper = Shop(), Shop()
+    lot = ParkingLot(store, spider)
+    before = Request("http://127.0.0.1/a", callback=spider.parse_product)
+    assert lot.park("http://127.0.0.1/0", Request("http://127.0.0.1/0", callback=spider.parse))
+    assert lot.park("http://127.0.0.1/1", Request("http://127.0.0.1/1", callback=before.callback))
+    spider.aaa_borrowed = helper.parse_product  # type: ignore[attr-defined]
+    spider.parse_product = spider.failed  # type: ignore[method-assign]
+    assert not lot.park(before.url, before)
+    after = Request("http://127.0.0.1/b", callback=spider.parse_product)
+    data, back = _round_trip(lot, after)
+    assert data["callback"] == "failed"
+    assert back.callback == spider.failed
