@@ -232,3 +232,40 @@ def test_a_request_cut_short_ends_the_worker_quietly() -> None:
     (size,) = LENGTH.unpack_from(raw)
     assert len(raw) == LENGTH.size + size
     assert decode_reply(raw[LENGTH.size :]) == fingerprinted(TEXTS[0], TOKENIZER, SEED)
+
+
+class _Trickle(io.BytesIO):
+    """A pipe that delivers a few bytes per read, as a busy crawl's process may write."""
+
+    def read1(self, size: int = -1, /) -> bytes:
+        return super().read1(min(7, size) if size > 0 else 7)
+
+
+def test_requests_arriving_in_pieces_and_together_are_each_answered_in_order() -> None:
+    frames = b"".join(encode_request(text, exact_hash(text, SEED)) for text in TEXTS)
+    for requests in (io.BytesIO(frames), _Trickle(frames)):
+        replies = io.BytesIO()
+        serve(requests, replies, TOKENIZER, SEED)
+        raw, answers = replies.getvalue(), []
+        while raw:
+            (size,) = LENGTH.unpack_from(raw)
+            answers.append(decode_reply(raw[LENGTH.size : LENGTH.size + size]))
+            raw = raw[LENGTH.size + size :]
+        assert answers == [fingerprinted(text, TOKENIZER, SEED) for text in TEXTS]
+
+
+def test_texts_still_waiting_for_their_batch_are_answered_when_the_crawl_stops() -> None:
+    """Texts go to the helper in batches; the last ones, submitted as the crawl closes,
+    still get their fingerprints, not the crawl's own fallback."""
+    stops: list[str] = []
+
+    async def run() -> list[Fingerprinted]:
+        helper = _helper(stops)
+        helper.start()
+        await _started(helper)
+        waiting = [helper.submit(text) for text in TEXTS[:2]]
+        await asyncio.wait_for(helper.stop(), WAIT)
+        return [future.result() for future in waiting]
+
+    assert asyncio.run(run()) == [fingerprinted(text, TOKENIZER, SEED) for text in TEXTS[:2]]
+    assert stops == []

@@ -6,27 +6,42 @@ from __future__ import annotations
 
 import signal
 import sys
-from typing import BinaryIO
+from typing import BinaryIO, Protocol, cast
 
 from scrapy_simdedup.fingerprint.fingerprinted import fingerprinted
 from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, decode_request, encode_reply
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
+READ_SIZE = 1 << 16
 
-def serve(requests: BinaryIO, replies: BinaryIO, tokenizer: Tokenizer, seed: int) -> None:
-    """Answer every request until ``requests`` ends."""
-    while True:
-        head = requests.read(LENGTH.size)
-        if len(head) < LENGTH.size:
-            return
-        (size,) = LENGTH.unpack(head)
-        raw = requests.read(size)
-        if len(raw) < size:  # the crawl's process stopped in the middle of a request
-            return
-        text, exact = decode_request(raw)
-        reply = encode_reply(fingerprinted(text, tokenizer, seed, exact=exact))
-        replies.write(LENGTH.pack(len(reply)) + reply)
-        replies.flush()
+
+class Chunks(Protocol):
+    def read1(self, size: int = ..., /) -> bytes:
+        """What has arrived, up to ``size`` bytes (waits only when nothing has)."""
+
+
+def serve(requests: Chunks, replies: BinaryIO, tokenizer: Tokenizer, seed: int) -> None:
+    """Answer every request until ``requests`` ends. The texts that arrived together are
+    answered together, in one write: a wake-up and a write per batch, not per text."""
+    buffer = bytearray()
+    while chunk := requests.read1(READ_SIZE):
+        buffer += chunk
+        answers: list[bytes] = []
+        at = 0
+        while len(buffer) - at >= LENGTH.size:
+            (size,) = LENGTH.unpack_from(buffer, at)
+            end = at + LENGTH.size + size
+            if end > len(buffer):
+                break
+            text, exact = decode_request(bytes(buffer[at + LENGTH.size : end]))
+            reply = encode_reply(fingerprinted(text, tokenizer, seed, exact=exact))
+            answers += (LENGTH.pack(len(reply)), reply)
+            at = end
+        del buffer[:at]
+        if answers:
+            replies.write(b"".join(answers))
+            replies.flush()
+    # Input ended (in the middle of a request, when the crawl's process stopped): done.
 
 
 def main(argv: list[str]) -> None:
@@ -34,7 +49,7 @@ def main(argv: list[str]) -> None:
     # (by closing its stdin), so it finishes what it was given.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     tokenizer, seed = Tokenizer.from_name(argv[0]), int(argv[1])
-    serve(sys.stdin.buffer, sys.stdout.buffer, tokenizer, seed)
+    serve(cast(Chunks, sys.stdin.buffer), sys.stdout.buffer, tokenizer, seed)
 
 
 if __name__ == "__main__":
