@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
-from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, decode_reply, encode_request
+from scrapy_simdedup.fingerprint.helper.protocol import decode_reply, encode_request, take_frames
 from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
@@ -163,21 +163,15 @@ class FingerprintHelper:
 
     def _answer(self, buffer: bytearray) -> None:
         """Resolve the requests whose replies are complete in ``buffer``; consume them."""
-        at = 0
-        while len(buffer) - at >= LENGTH.size:
-            (size,) = LENGTH.unpack_from(buffer, at)
-            end = at + LENGTH.size + size
-            if end > len(buffer):
-                break
-            reply = decode_reply(bytes(buffer[at + LENGTH.size : end]))
+        frames = take_frames(buffer)
+        for raw in frames:
+            reply = decode_reply(raw)
             if not self._pending:
                 raise ValueError("a reply to no request")
             future = self._pending.popleft()
             if not future.done():
                 future.set_result(reply)
-            at = end
-        del buffer[:at]
-        if at:
+        if frames:
             self._watch_oldest()
 
     def _fail(self, reason: str) -> None:

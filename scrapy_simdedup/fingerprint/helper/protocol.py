@@ -26,6 +26,22 @@ _SENTENCES = struct.Struct("<B")
 _HASH = struct.Struct("<Q")
 
 
+def take_frames(buffer: bytearray) -> list[bytes]:
+    """The bodies of the whole frames at the start of ``buffer``, taken out of it (a frame
+    not wholly read yet stays)."""
+    frames: list[bytes] = []
+    at = 0
+    while len(buffer) - at >= LENGTH.size:
+        (size,) = LENGTH.unpack_from(buffer, at)
+        end = at + LENGTH.size + size
+        if end > len(buffer):
+            break
+        frames.append(bytes(buffer[at + LENGTH.size : end]))
+        at = end
+    del buffer[:at]
+    return frames
+
+
 def encode_request(text: str, exact: int) -> bytes:
     """A whole request frame, its length first."""
     data = text.encode("utf-8", "surrogatepass")

@@ -9,7 +9,12 @@ import sys
 from typing import BinaryIO, Protocol, cast
 
 from scrapy_simdedup.fingerprint.fingerprinted import fingerprinted
-from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, decode_request, encode_reply
+from scrapy_simdedup.fingerprint.helper.protocol import (
+    LENGTH,
+    decode_request,
+    encode_reply,
+    take_frames,
+)
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
 READ_SIZE = 1 << 16
@@ -27,17 +32,10 @@ def serve(requests: Chunks, replies: BinaryIO, tokenizer: Tokenizer, seed: int) 
     while chunk := requests.read1(READ_SIZE):
         buffer += chunk
         answers: list[bytes] = []
-        at = 0
-        while len(buffer) - at >= LENGTH.size:
-            (size,) = LENGTH.unpack_from(buffer, at)
-            end = at + LENGTH.size + size
-            if end > len(buffer):
-                break
-            text, exact = decode_request(bytes(buffer[at + LENGTH.size : end]))
+        for raw in take_frames(buffer):
+            text, exact = decode_request(raw)
             reply = encode_reply(fingerprinted(text, tokenizer, seed, exact=exact))
             answers += (LENGTH.pack(len(reply)), reply)
-            at = end
-        del buffer[:at]
         if answers:
             replies.write(b"".join(answers))
             replies.flush()
