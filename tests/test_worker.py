@@ -14,7 +14,11 @@ import pytest
 
 from benchmarks.corpora import chinese_articles, english_articles
 from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted, fingerprinted
-from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper, HelperStoppedError
+from scrapy_simdedup.fingerprint.helper.client import (
+    BATCH_DELAY,
+    FingerprintHelper,
+    HelperStoppedError,
+)
 from scrapy_simdedup.fingerprint.helper.protocol import (
     LENGTH,
     decode_reply,
@@ -269,3 +273,37 @@ def test_texts_still_waiting_for_their_batch_are_answered_when_the_crawl_stops()
 
     assert asyncio.run(run()) == [fingerprinted(text, TOKENIZER, SEED) for text in TEXTS[:2]]
     assert stops == []
+
+
+def test_a_slow_crawls_texts_go_at_once_and_a_fast_crawls_together() -> None:
+    """One write per ``BATCH_DELAY`` at most: a text after a quiet spell is written at once
+    (no item waits, none a kill -9 could lose), texts in quick succession wait for one
+    write; every one is answered."""
+    stops: list[str] = []
+
+    async def run() -> list[Fingerprinted]:
+        helper = _helper(stops)
+        helper.start()
+        await _started(helper)
+        loop = asyncio.get_running_loop()
+        first = helper.submit(TEXTS[0])
+        assert helper._unsent == []  # written at once
+        written = helper._sent_at
+        burst = [helper.submit(text) for text in TEXTS[1:3]]
+        # Within the delay they wait for one write (unless this machine stalled that long).
+        assert helper._unsent or loop.time() - written >= BATCH_DELAY
+        answers = list(await asyncio.wait_for(asyncio.gather(first, *burst), WAIT))
+        await asyncio.sleep(BATCH_DELAY)
+        later = helper.submit(TEXTS[3])
+        assert helper._unsent == []  # a quiet spell: at once again
+        answers.append(await asyncio.wait_for(later, WAIT))
+        await asyncio.wait_for(helper.stop(), WAIT)
+        return answers
+
+    assert asyncio.run(run()) == [fingerprinted(text, TOKENIZER, SEED) for text in TEXTS[:4]]
+    assert stops == []
+
+
+def test_a_reply_timeout_shorter_than_a_batch_is_refused() -> None:
+    with pytest.raises(ValueError, match="reply_timeout"):
+        _helper([], reply_timeout=BATCH_DELAY)

@@ -26,11 +26,13 @@ READ_SIZE = 1 << 16
 STOP_TIMEOUT = 10.0
 """Seconds the helper may take to finish after its input closes, before it is killed."""
 BATCH_TEXTS = 32
-BATCH_DELAY = 0.1
-"""Texts go to the helper together: when ``BATCH_TEXTS`` wait, or ``BATCH_DELAY`` seconds
-after the first. A helper woken for each text paid for the wake-up (cold caches) about half
-as much again as for the text; in a batch it pays once. An item waits up to that delay more
-for its verdict, while the crawl goes on."""
+BATCH_DELAY = 0.05
+"""At most one write to the helper per ``BATCH_DELAY`` seconds (or per ``BATCH_TEXTS``
+texts): a text goes at once when the last write is older, else with the texts that follow
+it until then. A helper woken for each text paid about half as much again for the wake-up
+(cold caches) as for the text; so a fast crawl's texts go in batches, each waiting at most
+this long more for its verdict, and a slow crawl's go one by one, at once (an item waiting
+is one a kill -9 would lose)."""
 REPLY_TIMEOUT = 30.0
 """Seconds the oldest text may wait for its reply. A fingerprint takes milliseconds (the
 largest text allowed, seconds); a helper this late is stuck, and is treated as dead."""
@@ -61,6 +63,8 @@ class FingerprintHelper:
         self.seed = seed
         self.command = list(command or [sys.executable, "-m", WORKER_MODULE])
         self.max_pending = max_pending
+        if reply_timeout <= BATCH_DELAY:  # a text may wait that long before it is written
+            raise ValueError(f"reply_timeout must exceed {BATCH_DELAY} s, got {reply_timeout!r}")
         self.reply_timeout = reply_timeout
         self._on_stop = on_stop  # called once, with the reason, if it stops before stop()
         self.stopped: str | None = None  # why, once it has stopped
@@ -71,6 +75,7 @@ class FingerprintHelper:
         self._overdue: asyncio.TimerHandle | None = None  # fires when the oldest reply is late
         self._unsent: list[bytes] = []  # frames waiting for the batch to fill
         self._send_later: asyncio.TimerHandle | None = None
+        self._sent_at = -BATCH_DELAY  # the loop's time of the last write
         self.cpu_seconds: float | None = None  # its CPU time, once stopped (where measurable)
 
     def start(self) -> None:
@@ -118,10 +123,11 @@ class FingerprintHelper:
         if len(self._pending) == 1:
             self._watch_oldest()
         self._unsent.append(frame)
-        if len(self._unsent) >= BATCH_TEXTS:
+        loop = asyncio.get_running_loop()
+        if len(self._unsent) >= BATCH_TEXTS or loop.time() - self._sent_at >= BATCH_DELAY:
             self._send()
         elif self._send_later is None:
-            self._send_later = asyncio.get_running_loop().call_later(BATCH_DELAY, self._send)
+            self._send_later = loop.call_at(self._sent_at + BATCH_DELAY, self._send)
         return future
 
     def _send(self) -> None:
@@ -130,6 +136,7 @@ class FingerprintHelper:
             self._send_later.cancel()
             self._send_later = None
         frames, self._unsent = self._unsent, []
+        self._sent_at = asyncio.get_running_loop().time()
         requests = None if self._process is None else self._process.stdin
         if frames and requests is not None and not requests.is_closing():
             requests.write(b"".join(frames))
