@@ -73,7 +73,7 @@ class FingerprintHelper:
         self._reader: asyncio.Future[None] | None = None
         self._starting: asyncio.Future[None] | None = None
         self._overdue: asyncio.TimerHandle | None = None  # fires when the oldest reply is late
-        self._unsent: list[bytes] = []  # frames waiting for the batch to fill
+        self._unsent: list[bytes] = []  # frames waiting for the next write
         self._send_later: asyncio.TimerHandle | None = None
         self._sent_at = -BATCH_DELAY  # the loop's time of the last write
         self.cpu_seconds: float | None = None  # its CPU time, once stopped (where measurable)
@@ -131,7 +131,7 @@ class FingerprintHelper:
         return future
 
     def _send(self) -> None:
-        """Write the texts waiting for their batch."""
+        """Write the texts waiting for the next write."""
         if self._send_later is not None:
             self._send_later.cancel()
             self._send_later = None

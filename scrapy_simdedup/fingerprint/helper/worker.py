@@ -21,6 +21,8 @@ READ_SIZE = 1 << 16
 
 
 class Chunks(Protocol):
+    """A pipe read as its bytes arrive (``sys.stdin.buffer``)."""
+
     def read1(self, size: int = ..., /) -> bytes:
         """What has arrived, up to ``size`` bytes (waits only when nothing has)."""
 
