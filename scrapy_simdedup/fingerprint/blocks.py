@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from itertools import chain
 
 import mmh3
-import numpy as np
 
 from scrapy_simdedup.fingerprint.nshash import split_sentences
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
@@ -131,6 +130,8 @@ def _sentence_hash(sentence: str, seed: int) -> int:
 def _word_prints(blocks: list[list[str]], seed: int) -> list[tuple[int, int]]:
     """(SimHash, word set) per block (each word one vote, one bit), in one vectorised pass:
     pages hold a few hundred words, so the number of numpy calls is what costs."""
+    import numpy as np  # see ``simhash.feature_hashes``
+
     hashes = feature_hashes(chain.from_iterable(blocks), seed)
     bits = np.unpackbits(
         hashes.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"

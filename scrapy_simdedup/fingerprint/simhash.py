@@ -14,14 +14,18 @@ tokenizer; an index stores both and checks them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import mmh3
-import numpy as np
-import numpy.typing as npt
 
 from scrapy_simdedup.errors import TextTooShortError
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    import numpy as np
+    import numpy.typing as npt
 
 FINGERPRINT_BITS = 64
 DEFAULT_SEED = 0
@@ -61,7 +65,14 @@ _remembered: dict[int, _Hashes] = {}
 
 
 def feature_hashes(features: Iterable[str], seed: int = DEFAULT_SEED) -> npt.NDArray[np.uint64]:
-    """``feature_hash`` of many features at once."""
+    """``feature_hash`` of many features at once.
+
+    numpy is imported by the functions that make fingerprints, not by their modules: the
+    crawl's process, whose helper makes them, only reads fingerprints, and never loads it
+    (its import time and the objects the garbage collector would walk on every full
+    collection of a crawl's process)."""
+    import numpy as np
+
     known = _remembered.get(seed)
     if known is None:
         if len(_remembered) >= 4:  # a store's seed, and a test's or a command's
@@ -79,6 +90,8 @@ def simhash_weights(weights: Mapping[str, float], *, seed: int = DEFAULT_SEED) -
 
 def simhash_of_hashes(hashes: npt.NDArray[np.uint64], weights: Iterable[float]) -> int:
     """SimHash of features already hashed (``feature_hashes``), with their weights in order."""
+    import numpy as np  # see feature_hashes
+
     values = np.fromiter(weights, dtype=np.float64, count=len(hashes))
     # Row i holds feature i's 64 bits, least significant first.
     bits = np.unpackbits(

@@ -15,21 +15,26 @@ uint32 token count: 260 bytes, stored with the fingerprint.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import struct
 from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING
 
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import numpy as np
+    import numpy.typing as npt
 
 SKETCH_SIZE = 64
 MIN_LENGTH_RATIO = 0.8
 SHINGLE_TOKENS = 3
 SKETCH_BYTES = 4 * (SKETCH_SIZE + 1)
-_SHINGLE_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-_MIX = np.uint64(0xBF58476D1CE4E5B9)
+_SHINGLE_MULTIPLIER = 0x9E3779B97F4A7C15
+_MIX = 0xBF58476D1CE4E5B9
 EMPTY = 0xFFFFFFFF
+_SERIALISED = struct.Struct(f"<{SKETCH_SIZE + 1}I")
 
 
 @dataclass(frozen=True)
@@ -40,15 +45,15 @@ class Sketch:
     tokens: int
 
     def to_bytes(self) -> bytes:
-        return np.array([*self.minimums, self.tokens], dtype="<u4").tobytes()
+        return _SERIALISED.pack(*self.minimums, self.tokens)
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> Sketch | None:
         """The sketch in ``raw``; None when ``raw`` is not one (absent or malformed)."""
         if len(raw) != SKETCH_BYTES:
             return None
-        values = np.frombuffer(raw, dtype="<u4").tolist()
-        return cls(tuple(values[:-1]), values[-1])
+        *minimums, tokens = _SERIALISED.unpack(raw)
+        return cls(tuple(minimums), tokens)
 
     def similarity(self, other: Sketch) -> float:
         """Estimated Jaccard similarity of the two shingle sets (bottom-k estimator)."""
@@ -79,6 +84,8 @@ def sketch_token_hashes(
     A shingle's hash combines its tokens' hashes (``h0 * A + h1 * B + h2``, modulo 2**64),
     so no shingle string is built or hashed.
     """
+    import numpy as np  # here, not above: see ``simhash.feature_hashes``
+
     if not tokens:
         return Sketch((EMPTY,) * SKETCH_SIZE, 0)
     position = dict(zip(distinct, range(len(distinct)), strict=True))
@@ -88,8 +95,8 @@ def sketch_token_hashes(
     count = len(tokens) - width + 1
     shingles = np.zeros(count, dtype=np.uint64)
     for offset in range(width):
-        shingles = shingles * _SHINGLE_MULTIPLIER + per_token[offset : offset + count]
-    mixed = (shingles ^ (shingles >> np.uint64(29))) * _MIX
+        shingles = shingles * np.uint64(_SHINGLE_MULTIPLIER) + per_token[offset : offset + count]
+    mixed = (shingles ^ (shingles >> np.uint64(29))) * np.uint64(_MIX)
     ordered = np.sort(mixed >> np.uint64(32))
     first = np.empty(len(ordered), dtype=bool)
     first[0] = True

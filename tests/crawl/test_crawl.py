@@ -24,6 +24,7 @@ from tests.support.crawls import (
     run_crawl,
     serve_sites,
 )
+from tests.support.loadedmodules import NUMPY_LOADED
 from tests.support.waits import wait_until
 
 # Real crawls (subprocesses with their own deadlines) take longer than the suite's
@@ -56,11 +57,15 @@ def test_demo_crawl_keeps_one_page_per_content(
     crawl = run_crawl(
         list(sites.values()), tmp_path / "feed.jsonl", "-s", f"SIMDEDUP_DIR={tmp_path}",
         "-s", f"SIMDEDUP_FINGERPRINT_PROCESS={helper}",
+        "-s", 'EXTENSIONS={"tests.support.loadedmodules.LoadedModules": 0}',
     )  # fmt: skip
     assert crawl.returncode == 0, crawl.log[-3000:]
     assert "ScrapyDeprecationWarning" not in crawl.log
     by_helper = crawl.simdedup().get("simdedup/content/helper_fingerprints", 0)
     assert (by_helper > 0) == (helper and TWO_CORES)
+    # Fingerprints made by the helper: the crawl's process never loads numpy (its import
+    # and its objects, walked by every full garbage collection, are the helper's alone).
+    assert crawl.stats[NUMPY_LOADED] == (not by_helper)
     _assert_one_page_per_content(crawl, sites)
 
 
