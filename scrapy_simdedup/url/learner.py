@@ -467,18 +467,9 @@ class UrlLearner:
         return []
 
     def _observe_new(self, parts: UrlParts) -> list[Rule]:
-        template = path_template(parts)
-        in_force = self._in_force(parts.host)
-        weakened = []
-        for rule in self._by_host.get(parts.host, ()):
-            if rule.kind == "trap":
-                relevant = rule.template == template
-                rule.stopped = rule.stopped or relevant
-            else:
-                counterpart = self._counterpart(rule, parts, in_force)
-                relevant = counterpart is not None and self.fetched(counterpart)
-            if relevant:
-                weakened.append(rule)
+        rules = self._by_host.get(parts.host)
+        # Most new pages are on hosts without rules: nothing to work out for them.
+        weakened = self._contradicted_on_host(parts, rules) if rules else []
         # A new page on an original whose mirror's copy was fetched: they differ.
         for rule in self._mirrors_of.get(parts.host, ()):
             if self.fetched(parts.with_host(rule.host)):
@@ -491,6 +482,22 @@ class UrlLearner:
             self._changed()
         if self.news is not None and in_force:  # at once: the others stop betting on it
             self.news.announce(self._with_reverses(in_force), learned=False)
+        return weakened
+
+    def _contradicted_on_host(self, parts: UrlParts, rules: Iterable[Rule]) -> list[Rule]:
+        """The rules of ``parts``' host that its new page contradicts: a trap on its path
+        template, a skip whose counterpart was fetched."""
+        template, in_force = path_template(parts), self._in_force(parts.host)
+        weakened = []
+        for rule in rules:
+            if rule.kind == "trap":
+                relevant = rule.template == template
+                rule.stopped = rule.stopped or relevant
+            else:
+                counterpart = self._counterpart(rule, parts, in_force)
+                relevant = counterpart is not None and self.fetched(counterpart)
+            if relevant:
+                weakened.append(rule)
         return weakened
 
     def contradicted(self, identity: str) -> list[Rule]:
