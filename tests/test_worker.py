@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import signal
 import subprocess
 import sys
 import threading
+from pathlib import Path
 from typing import IO
 
 import pytest
@@ -307,3 +309,20 @@ def test_a_slow_crawls_texts_go_at_once_and_a_fast_crawls_together() -> None:
 def test_a_reply_timeout_shorter_than_a_batch_is_refused() -> None:
     with pytest.raises(ValueError, match="reply_timeout"):
         _helper([], reply_timeout=BATCH_DELAY)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_the_helper_process_runs_one_thread() -> None:
+    """A BLAS thread per core beside it, spinning after each SimHash vote, would take CPU
+    from the crawl's process (``SINGLE_THREADED``)."""
+
+    async def run() -> int:
+        helper = _helper([])
+        helper.start()
+        await _started(helper)
+        await asyncio.wait_for(helper.submit(TEXTS[0]), WAIT)  # numpy loaded and used
+        threads = len(os.listdir(f"/proc/{helper.pid}/task"))
+        await helper.stop()
+        return threads
+
+    assert asyncio.run(run()) == 1
