@@ -7,7 +7,10 @@ it ran. This extension instead times the plugin's entry points (what Scrapy and 
 asyncio loop call) with the thread's CPU clock, less the collector's time meanwhile, and
 times the collector itself per generation. Loaded with ``-s EXTENSIONS=...`` and
 ``-s ATTRIBUTION_FILE=PATH``; it writes its figures there as JSON when the spider
-closes. In a plain crawl (no plugin components) it reports the collector alone.
+closes. In a plain crawl (no plugin components) it reports the collector alone. It also
+counts the objects the collector tracks, by type, at the ``CENSUS_AT``-th response (what
+makes each full collection longer), and how long the plugin's texts waited for the
+fingerprint helper's replies (a waiting item keeps its response's work open in Scrapy).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import functools
 import gc
 import inspect
 import json
+import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -54,6 +58,10 @@ INSIDE = {
 
 _cpu: Counter[str] = Counter()
 _calls: Counter[str] = Counter()
+_waits: list[float] = []  # seconds from a text's submission to the helper to its reply
+_pending: list[int] = []  # texts awaiting the helper when another one was submitted
+CENSUS_AT = 2000
+"""The response at which tracked objects are counted: mid-crawl, at full speed."""
 
 
 class _Collector:
@@ -112,6 +120,27 @@ def _install() -> None:
         for owner, names in table.items():
             for name in names:
                 _timed(owner, name, entry=table is ENTRY_POINTS)
+    _time_replies()
+
+
+def _time_replies() -> None:
+    submit = FingerprintHelper.submit
+
+    @functools.wraps(submit)
+    def timed(self: FingerprintHelper, *args: Any, **kwargs: Any) -> Any:
+        started = time.monotonic()
+        _pending.append(len(self._pending))
+        future = submit(self, *args, **kwargs)
+        future.add_done_callback(lambda _: _waits.append(time.monotonic() - started))
+        return future
+
+    FingerprintHelper.submit = timed  # type: ignore[method-assign]
+
+
+def _census() -> dict[str, int]:
+    """Objects the collector tracks, by type (the 40 most numerous)."""
+    counted = Counter(type(thing).__qualname__ for thing in gc.get_objects())
+    return dict(counted.most_common(40))
 
 
 class Attribution:
@@ -122,17 +151,28 @@ class Attribution:
         self.path = Path(crawler.settings.get("ATTRIBUTION_FILE"))
         gc.callbacks.append(_collector)
         _install()
+        self.responses = 0
+        self.census: dict[str, int] = {}
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(self.response_received, signal=signals.response_received)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> Attribution:
         return cls(crawler)
+
+    def response_received(self) -> None:
+        self.responses += 1
+        if self.responses == CENSUS_AT:
+            self.census = _census()
 
     def spider_closed(self) -> None:
         entry_points, inside = _labels(ENTRY_POINTS), _labels(INSIDE)
         figures = {
             "collector_seconds": _collector.seconds,
             "collector_runs": _collector.runs,
+            "census": self.census,
+            "helper_waits": _waits,
+            "helper_pending": _pending,
             "entry_points": entry_points,
             "cpu_seconds": {label: _cpu[label] for label in entry_points + inside},
             "calls": {label: _calls[label] for label in entry_points + inside},
@@ -167,6 +207,13 @@ def report(
         f"generation), plugin {gc_plugin:.3f} ({plugin['collector_runs']}): "
         f"{gc_plugin - gc_plain:+.3f}"
     )
+    print_line(
+        "    seconds per generation: plain "
+        f"{[round(s, 2) for s in plain['collector_seconds']]}, plugin "
+        f"{[round(s, 2) for s in plugin['collector_seconds']]}"
+    )
+    _report_census(plain["census"], plugin["census"], print_line)
+    _report_waits(plugin["helper_waits"], plugin["helper_pending"], print_line)
     total = 0.0
     print_line("  the plugin's entry points (thread CPU, collector excluded), ms per fetched page:")
     for label in plugin["entry_points"]:
@@ -191,4 +238,32 @@ def report(
     print_line(
         f"  left over: {rest:+.3f} ms per fetched page (Scrapy's work for the plugin: "
         "signals, the item's coroutine, and colder caches; and run-to-run noise)"
+    )
+
+
+def _report_census(
+    plain: dict[str, int], plugin: dict[str, int], print_line: Callable[[str], None]
+) -> None:
+    if not plain or not plugin:
+        return
+    print_line(
+        f"  objects the collector tracks at response {CENSUS_AT:,}: plain "
+        f"{sum(plain.values()):,}, plugin {sum(plugin.values()):,} (40 most numerous types); "
+        "grown most:"
+    )
+    grown = sorted(plugin, key=lambda name: plugin[name] - plain.get(name, 0), reverse=True)
+    for name in grown[:8]:
+        print_line(f"    {plugin[name] - plain.get(name, 0):+8,}  {name}")
+
+
+def _report_waits(
+    waits: list[float], pending: list[int], print_line: Callable[[str], None]
+) -> None:
+    if len(waits) < 2:
+        return
+    tenths = statistics.quantiles(waits, n=10)
+    print_line(
+        f"  texts waited for the helper's reply {1000 * statistics.mean(waits):.0f} ms on "
+        f"average (median {1000 * tenths[4]:.0f}, 90th percentile {1000 * tenths[8]:.0f}), "
+        f"with {statistics.mean(pending):.1f} others waiting (at most {max(pending)})"
     )

@@ -6,8 +6,9 @@
 ``site``: CPU per fetched page of the crawl's process (and of the fingerprint helper, apart)
 on a ~5,000-page site of real text served by nginx, plain Scrapy against the plugin with
 its defaults, then on the same site with nothing to skip or drop (``benchmarks/sitecost.py``;
-``--profile PATH`` adds a plain and a plugin crawl with the plugin's entry points timed
-and the garbage collector apart, ``benchmarks/attribution.py``, then both under cProfile,
+``--profile PATH`` adds a plain and a plugin crawl with the plugin's entry points timed,
+the garbage collector apart (per generation, and the objects it tracks mid-crawl) and the
+waits for the helper's replies, ``benchmarks/attribution.py``, then both under cProfile,
 and prints where the plugin's time goes).
 
 ``pipeline``: pages/s of plain Scrapy against Scrapy with ContentSeenPipeline.
