@@ -165,6 +165,23 @@ def _rounds(site: StaticSite, work: Path, rounds: int, before: Path | None) -> N
               f"whole site {seconds:.1f} s ({seconds / base_seconds:.2f}x), "
               f"{statistics.median(r.pages_per_second for r in measured):,.0f} pages/s, "
               f"helper {helper:.3f} ms/new page, lost at most {max(lost[mode])}")  # fmt: skip
+    _paired(runs)
+
+
+def _paired(runs: dict[str, list[Run]]) -> None:
+    """The median of each round's ratios: a round's crawls run one after another, so the
+    machine's slow and fast spells, which often last longer than a crawl, mostly cancel."""
+    pairs = [(mode, "plain") for mode in runs if mode != "plain"]
+    if "before" in runs:
+        pairs.append(("plugin", "before"))
+    print("median of the rounds' own ratios (CPU per fetched page, whole site):")
+    for mode, base in pairs:
+        rounds = list(zip(runs[mode], runs[base], strict=True))
+        cpu = [run.cpu_ms_per_page / other.cpu_ms_per_page for run, other in rounds]
+        wall = [run.seconds / other.seconds for run, other in rounds]
+        print(f"  {mode:>7} / {base}: {statistics.median(cpu):.3f}x, "
+              f"{statistics.median(wall):.3f}x (CPU, round by round: "
+              f"{', '.join(f'{x:.2f}' for x in cpu)})")  # fmt: skip
 
 
 def _profile(work: Path, path: Path) -> None:
