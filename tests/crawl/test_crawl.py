@@ -24,7 +24,7 @@ from tests.support.crawls import (
     run_crawl,
     serve_sites,
 )
-from tests.support.loadedmodules import NUMPY_LOADED
+from tests.support.loadedmodules import FINGERPRINTED_HERE, NUMPY_LOADED
 from tests.support.waits import wait_until
 
 # Real crawls (subprocesses with their own deadlines) take longer than the suite's
@@ -64,8 +64,12 @@ def test_demo_crawl_keeps_one_page_per_content(
     by_helper = crawl.simdedup().get("simdedup/content/helper_fingerprints", 0)
     assert (by_helper > 0) == (helper and TWO_CORES)
     # Fingerprints made by the helper: the crawl's process never loads numpy (its import
-    # and its objects, walked by every full garbage collection, are the helper's alone).
-    assert crawl.stats[NUMPY_LOADED] == (not by_helper)
+    # and its objects, walked by every full garbage collection, are the helper's alone),
+    # unless it fingerprinted texts itself (all of them in-process; with the helper, those
+    # that came while it started or held 64 texts).
+    here = crawl.stats.get(FINGERPRINTED_HERE, 0)
+    assert here > 0 or helper
+    assert crawl.stats[NUMPY_LOADED] == (here > 0), (by_helper, here)
     _assert_one_page_per_content(crawl, sites)
 
 
