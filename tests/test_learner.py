@@ -174,6 +174,24 @@ def test_a_trap_template_needs_twice_the_evidence() -> None:
     assert not learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), set()).skip
 
 
+def test_a_new_page_on_a_traps_template_stops_the_trap_and_one_elsewhere_does_not() -> None:
+    """A forum's thread pages copied a removed-post notice until one came back new: the trap
+    on their template must stop skipping; a new page under another path leaves it be."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    first = f"{ORIGINAL}/events/2026-01.html"
+    learner.observe(url_parts(first), None)
+    for month in range(2, 8):
+        _copy(learner, fetched, f"{ORIGINAL}/events/2026-{month:02d}.html", first)
+    later = url_parts(f"{ORIGINAL}/events/2027-01.html")
+    assert learner.decide(later, fetched).reason == "trap"
+    assert learner.observe(url_parts(f"{ORIGINAL}/about/team.html"), None) == []
+    assert learner.decide(later, fetched).reason == "trap"
+    weakened = learner.observe(url_parts(f"{ORIGINAL}/events/2026-08.html"), None)
+    assert [rule.kind for rule in weakened] == ["trap"]
+    assert not learner.decide(later, fetched).skip
+
+
 def test_reprints_under_other_paths_teach_nothing() -> None:
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=1)
