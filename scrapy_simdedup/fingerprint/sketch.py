@@ -94,8 +94,9 @@ def sketch_token_hashes(
     width = min(SHINGLE_TOKENS, len(tokens))
     count = len(tokens) - width + 1
     shingles = np.zeros(count, dtype=np.uint64)
+    multiplier = np.uint64(_SHINGLE_MULTIPLIER)
     for offset in range(width):
-        shingles = shingles * np.uint64(_SHINGLE_MULTIPLIER) + per_token[offset : offset + count]
+        shingles = shingles * multiplier + per_token[offset : offset + count]
     mixed = (shingles ^ (shingles >> np.uint64(29))) * np.uint64(_MIX)
     ordered = np.sort(mixed >> np.uint64(32))
     first = np.empty(len(ordered), dtype=bool)
