@@ -1,7 +1,7 @@
 """Crawl cost: the demo spider with and without the plugin's components, same site, same run.
 
     python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps,scenarios,site]
-                                [--before CHECKOUT] [--profile PATH]
+                                [--before CHECKOUT] [--profile PATH] [--components]
 
 ``site``: CPU per fetched page of the crawl's process (and of the fingerprint helper, apart)
 on a ~5,000-page site of real text served by nginx, plain Scrapy against the plugin with
@@ -9,7 +9,8 @@ its defaults, then on the same site with nothing to skip or drop (``benchmarks/s
 ``--profile PATH`` adds a plain and a plugin crawl with the plugin's entry points timed,
 the garbage collector apart (per generation, and the objects it tracks mid-crawl) and the
 waits for the helper's replies, ``benchmarks/attribution.py``, then both under cProfile,
-and prints where the plugin's time goes).
+and prints where the plugin's time goes; ``--components`` adds, in every round, a crawl
+with the content pipeline alone and one with the URL middleware alone).
 
 ``pipeline``: pages/s of plain Scrapy against Scrapy with ContentSeenPipeline.
 ``middleware``: pages/s with UrlSimHashMiddleware alone on one host with nothing to skip
@@ -100,10 +101,15 @@ def main() -> None:
     parser.add_argument("--only", default="pipeline,middleware,traps,scenarios,site")
     parser.add_argument("--before", type=Path, help="a checkout of an earlier revision")
     parser.add_argument("--profile", type=Path, help="site: write a cProfile of one crawl here")
+    parser.add_argument(
+        "--components", action="store_true",
+        help="site: also crawl with the content pipeline alone and the URL middleware alone",
+    )  # fmt: skip
     args = parser.parse_args()
     parts = args.only.split(",")
     if "site" in parts:
-        site_cost(5 if args.rounds is None else args.rounds, args.before, args.profile)
+        rounds = 5 if args.rounds is None else args.rounds
+        site_cost(rounds, args.before, args.profile, components=args.components)
     args.rounds = 3 if args.rounds is None else args.rounds
     if "pipeline" in parts:
         pipeline_cost(args.rounds, args.before)

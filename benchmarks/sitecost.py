@@ -111,11 +111,22 @@ def _texts(feed: Path, site: StaticSite) -> frozenset[int]:
 
 
 MODES = {"plain": PLAIN, "plugin": []}
+COMPONENTS = {
+    "pipe": ["-s", "DOWNLOADER_MIDDLEWARES={}"],  # the content pipeline alone
+    "urls": ["-s", "ITEM_PIPELINES={}"],  # the URL middleware alone
+}
+"""``--components``: each component alone, so their shares of the plugin's cost are read
+from real crawls, without a profiler's distortion (the URL middleware alone learns nothing:
+no verdicts reach it, so it skips nothing; on the all-new site there is nothing to skip)."""
 
 
-def site_cost(rounds: int, before: Path | None = None, profile: Path | None = None) -> None:
-    """Rounds of plain, plugin (and the ``before`` checkout's plugin) on the site with
-    near-duplicates, then on the all-new site; medians and ratios against plain."""
+def site_cost(
+    rounds: int, before: Path | None = None, profile: Path | None = None, *,
+    components: bool = False,
+) -> None:  # fmt: skip
+    """Rounds of plain, plugin (and the ``before`` checkout's plugin, and with
+    ``components`` each component alone) on the site with near-duplicates, then on the
+    all-new site; medians and ratios against plain."""
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         for label, near_duplicates in (("near-duplicates", True), ("all new", False))[
@@ -127,13 +138,15 @@ def site_cost(rounds: int, before: Path | None = None, profile: Path | None = No
             pages = len(site.distinct) + len(site.reprints)
             print(f"\nThe {label} site: {pages:,} pages ({len(site.distinct):,} distinct, "
                   f"{len(site.reprints):,} reprints) served by nginx, {rounds} rounds")  # fmt: skip
-            _rounds(site, work, rounds, before)
+            _rounds(site, work, rounds, before, components=components)
         if profile is not None:
             _profile(work, profile)
 
 
-def _rounds(site: StaticSite, work: Path, rounds: int, before: Path | None) -> None:
-    modes = dict(MODES, **({"before": []} if before else {}))
+def _rounds(
+    site: StaticSite, work: Path, rounds: int, before: Path | None, *, components: bool
+) -> None:
+    modes = dict(MODES, **({"before": []} if before else {}), **(COMPONENTS if components else {}))
     runs: dict[str, list[Run]] = {mode: [] for mode in modes}
     lost: dict[str, list[int]] = {mode: [] for mode in modes}  # texts plain Scrapy kept
     print("lost: texts plain Scrapy's feed held in the same round and this one's did not")
