@@ -3,9 +3,10 @@
     python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps,scenarios,site]
                                 [--before CHECKOUT] [--profile PATH] [--components]
 
-``site``: CPU per fetched page of the crawl's process (and of the fingerprint helper, apart)
-on a ~5,000-page site of real text served by nginx, plain Scrapy against the plugin with
-its defaults, then on the same site with nothing to skip or drop (``benchmarks/sitecost.py``;
+``site``: CPU per fetched page of the crawl's process (and of the fingerprint helper, apart;
+and the whole site's CPU, the helper's included) on a ~5,000-page site of real text served
+by nginx, plain Scrapy against the plugin with its defaults, then on the same site with
+nothing to skip or drop (``benchmarks/sitecost.py``;
 ``--profile PATH`` adds a plain and a plugin crawl with the plugin's entry points timed,
 the garbage collector apart (per generation, and the objects it tracks mid-crawl) and the
 waits for the helper's replies, ``benchmarks/attribution.py``, then both under cProfile,

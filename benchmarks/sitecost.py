@@ -169,13 +169,16 @@ def _rounds(
     plain = runs["plain"]
     base_cpu = statistics.median(r.cpu_ms_per_page for r in plain)
     base_seconds = statistics.median(r.seconds for r in plain)
+    base_total = statistics.median(r.cpu + r.helper_cpu for r in plain)
     print("median (ratio to plain Scrapy's median in this run):")
     for mode, measured in runs.items():
         cpu = statistics.median(r.cpu_ms_per_page for r in measured)
         seconds = statistics.median(r.seconds for r in measured)
         helper = statistics.median(r.helper_ms_per_new_page for r in measured)
+        total = statistics.median(r.cpu + r.helper_cpu for r in measured)
         print(f"  {mode:>7}: CPU {cpu:.2f} ms/fetched page ({cpu / base_cpu:.2f}x), "
               f"whole site {seconds:.1f} s ({seconds / base_seconds:.2f}x), "
+              f"CPU in all, helper included, {total:.1f} s ({total / base_total:.2f}x), "
               f"{statistics.median(r.pages_per_second for r in measured):,.0f} pages/s, "
               f"helper {helper:.3f} ms/new page, lost at most {max(lost[mode])}")  # fmt: skip
     _paired(runs)
@@ -187,13 +190,16 @@ def _paired(runs: dict[str, list[Run]]) -> None:
     pairs = [(mode, "plain") for mode in runs if mode != "plain"]
     if "before" in runs:
         pairs.append(("plugin", "before"))
-    print("median of the rounds' own ratios (CPU per fetched page, whole site):")
+    print("median of the rounds' own ratios (CPU per fetched page, whole site, CPU in all):")
     for mode, base in pairs:
         rounds = list(zip(runs[mode], runs[base], strict=True))
         cpu = [run.cpu_ms_per_page / other.cpu_ms_per_page for run, other in rounds]
         wall = [run.seconds / other.seconds for run, other in rounds]
+        total = [(run.cpu + run.helper_cpu) / (other.cpu + other.helper_cpu)
+                 for run, other in rounds]  # fmt: skip
         print(f"  {mode:>7} / {base}: {statistics.median(cpu):.3f}x, "
-              f"{statistics.median(wall):.3f}x (CPU, round by round: "
+              f"{statistics.median(wall):.3f}x, {statistics.median(total):.3f}x "
+              f"(CPU per fetched page, round by round: "
               f"{', '.join(f'{x:.2f}' for x in cpu)})")  # fmt: skip
 
 
