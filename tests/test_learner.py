@@ -157,13 +157,19 @@ def test_a_parameter_rule_learned_host_wide_by_an_earlier_version_applies_nowher
         store.close()
 
 
+def _monthly_copies(learner: UrlLearner, fetched: Fetched, months: int) -> str:
+    """January's events page new, then ``months - 1`` more months copying it; January's URL."""
+    first = f"{ORIGINAL}/events/2026-01.html"
+    learner.observe(url_parts(first), None)
+    for month in range(2, months + 1):
+        _copy(learner, fetched, f"{ORIGINAL}/events/2026-{month:02d}.html", first)
+    return first
+
+
 def test_a_trap_template_needs_twice_the_evidence() -> None:
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=3)
-    first = f"{ORIGINAL}/events/2026-01.html"
-    learner.observe(url_parts(first), None)
-    for month in range(2, 7):
-        _copy(learner, fetched, f"{ORIGINAL}/events/2026-{month:02d}.html", first)
+    first = _monthly_copies(learner, fetched, 6)
     assert not learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), fetched).skip
     _copy(learner, fetched, f"{ORIGINAL}/events/2026-07.html", first)
     decision = learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), fetched)
@@ -175,14 +181,12 @@ def test_a_trap_template_needs_twice_the_evidence() -> None:
 
 
 def test_a_new_page_on_a_traps_template_stops_the_trap_and_one_elsewhere_does_not() -> None:
-    """A forum's thread pages copied a removed-post notice until one came back new: the trap
-    on their template must stop skipping; a new page under another path leaves it be."""
+    """Pages on one template copied one page (a forum's removed-post notice, an empty
+    calendar) until one came back new: the trap on their template must stop skipping; a new
+    page under another path leaves it be."""
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=3)
-    first = f"{ORIGINAL}/events/2026-01.html"
-    learner.observe(url_parts(first), None)
-    for month in range(2, 8):
-        _copy(learner, fetched, f"{ORIGINAL}/events/2026-{month:02d}.html", first)
+    _monthly_copies(learner, fetched, 7)
     later = url_parts(f"{ORIGINAL}/events/2027-01.html")
     assert learner.decide(later, fetched).reason == "trap"
     assert learner.observe(url_parts(f"{ORIGINAL}/about/team.html"), None) == []
