@@ -6,7 +6,6 @@ import logging
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from weakref import WeakKeyDictionary
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
@@ -46,6 +45,10 @@ REVISIT_OF = "simdedup_revisit_of"
 met only its copies: the copy's URL."""
 MAX_AWAITING_VERDICT = 10_000
 """Fetched requests remembered until their content verdict (a re-visit takes their callback)."""
+ENTERING = 64
+"""Requests let into the scheduler remembered until Scrapy's scheduler takes or drops them:
+the engine sends ``request_dropped`` right after ``request_scheduled``, so a handful suffice
+(a component scheduling from within ``request_scheduled`` nests a few)."""
 COUNT_RULES_EVERY = 1.0
 """Seconds between updates of the rule counts in the stats while a crawl runs."""
 _DOWNLOAD_META = frozenset(
@@ -92,8 +95,11 @@ class UrlSimHashMiddleware:
         self.judge: UrlJudge | None = None
         self.bets: RequestBets | None = None
         self.revisits = False  # whether an earlier crawl's kept page may need a re-visit
-        # Queued requests and their URL parts (one weak entry each: the collector walks them).
-        self._queued: WeakKeyDictionary[Request, UrlParts] = WeakKeyDictionary()
+        # The last requests let into the scheduler (by id; held, so no id is reused), and
+        # their canonical URLs: a request the dupefilter drops next was queued here in vain.
+        # Not a map of every queued request: its entries made each full garbage collection
+        # of a crawl longer (issue 15).
+        self._entering: dict[int, tuple[Request, str]] = {}
         self._strict_samples: set[str] = set()
         self._awaiting_verdict: dict[str, Request] = {}  # canonical URL -> how it was routed
         self._rules_counted_at = -COUNT_RULES_EVERY
@@ -291,18 +297,19 @@ class UrlSimHashMiddleware:
 
     def request_dropped(self, request: Request) -> None:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
-        parts = self._queued.pop(request, None)
-        if parts is None:
+        entering = self._entering.pop(id(request), None)
+        if entering is None or entering[0] is not request:
             copy = request.meta.get(MIRROR_OF)
             if copy is not None and self.judge is not None:  # requested on a mirror, at hand
                 self.judge.dequeue(_canonical(request.url))  # no more: it will not come
             return
-        failed_before = self._failed_before(parts)
-        self._counterpart_lost(parts.url, "counterpart_dropped")
+        url = entering[1]
+        failed_before = self._failed_before(url)
+        self._counterpart_lost(url, "counterpart_dropped")
         if failed_before:
             self._follow_failed(request)
 
-    def _failed_before(self, parts: UrlParts) -> bool:
+    def _failed_before(self, url: str) -> bool:
         """Whether the dupefilter dropped a link that brought no page in an earlier run of
         this JOBDIR. Queued here first (this crawl had not queued, fetched or parked it),
         so the dupefilter saw it in that run; no crawl fetched it (or it still waits in the
@@ -310,9 +317,9 @@ class UrlSimHashMiddleware:
         judge = self.judge
         if judge is None or self.failed_links is None or not self._resumed or self._failed:
             return False
-        if parts.url in judge.fetched_now or parts.url in judge.lost_now:
+        if url in judge.fetched_now or url in judge.lost_now:
             return False
-        return self._guarded(judge.was_fetched, parts.url) is False
+        return self._guarded(judge.was_fetched, url) is False
 
     def content_released(self, key: str) -> None:
         """A later pipeline dropped ``key``'s item: it no longer covers its copies."""
@@ -408,7 +415,10 @@ class UrlSimHashMiddleware:
                 self._strict_samples.add(request.url)
         if scheduling:
             self.judge.enqueue(parts.url)
-            self._queued[request] = parts
+            entering = self._entering
+            if len(entering) >= ENTERING:  # the oldest was taken or dropped long since
+                del entering[next(iter(entering))]
+            entering[id(request)] = (request, parts.url)
 
     def _skip(
         self, request: Request, parts: UrlParts, decision: Decision, *, scheduling: bool
@@ -429,7 +439,7 @@ class UrlSimHashMiddleware:
             self._stats.inc_value(keys.URL_PENDING)
         self.verdicts.skipped(request.url, rule, decision.counterpart, pending=decision.pending)
         logger.debug("simdedup: skipped %s (%s)", request.url, rule.describe())
-        self._queued.pop(request, None)
+        self._entering.pop(id(request), None)
         self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
         if first and self.failed_links is not None:
             self.failed_links.first_bet(rule)
@@ -497,17 +507,13 @@ class UrlSimHashMiddleware:
             self.bets.lost(url, why)
 
     def _parts(self, request: Request, *, count: bool) -> UrlParts | None:
-        """``url_parts`` of the request (None: unjudgeable); a queued request's are kept
-        with it (``_fetch``), not a duplicate link's: most links a page yields are."""
-        parts = self._queued.get(request)
-        if parts is None:
-            try:
-                parts = url_parts(request.url)
-            except UrlNotCheckedError as exc:
-                if count:
-                    self._stats.inc_value(keys.url_unchecked(exc.reason))
-                return None
-        return parts
+        """``url_parts`` of the request (None: unjudgeable)."""
+        try:
+            return url_parts(request.url)
+        except UrlNotCheckedError as exc:
+            if count:
+                self._stats.inc_value(keys.url_unchecked(exc.reason))
+            return None
 
     def _judged_parts(self, request: Request) -> UrlParts | None:
         if self.judge is None or self._failed:

@@ -20,7 +20,10 @@ MAX_URL_CHARS = 8192
 """Longer URLs are fetched unchecked: no real page needs one, and traps do."""
 CACHED_URLS = 16_384
 """Spellings whose parts are remembered: a crawl meets the same link on many pages, and
-canonicalising is most of what the URL middleware costs per link (a few MB at most)."""
+canonicalising is most of what the URL middleware costs per link (a few MB at most). They
+are kept as plain tuples of strings, which the garbage collector stops tracking: every full
+collection of a crawl walks each object it tracks, so a cache of ``UrlParts`` objects made
+each of them longer (issue 15)."""
 
 _DEFAULT_PORTS = {"http": "80", "https": "443"}
 
@@ -59,13 +62,14 @@ def url_parts(url: str) -> UrlParts:
     """Canonical parts of ``url``; raises ``UrlNotCheckedError`` for what cannot be judged."""
     if len(url) > MAX_URL_CHARS:
         raise UrlNotCheckedError("too_long", url)
-    return _parts(url)
+    return UrlParts(*_parts(url))
+
+
+_Parts = tuple[str, str, str, tuple[str, ...], tuple[tuple[str, str], ...]]
 
 
 @lru_cache(maxsize=CACHED_URLS)
-def _parts(url: str) -> UrlParts:
-    if len(url) > MAX_URL_CHARS:
-        raise UrlNotCheckedError("too_long", url)
+def _parts(url: str) -> _Parts:
     try:
         canonical = canonicalize_url(url.strip())
         split = urlsplit(canonical)
@@ -89,4 +93,4 @@ def _parts(url: str) -> UrlParts:
         for name, _, value in (piece.partition("=") for piece in split.query.split("&"))
         if name
     )
-    return UrlParts(canonical, scheme, netloc, segments, params)
+    return canonical, scheme, netloc, segments, params
