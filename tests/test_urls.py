@@ -111,3 +111,22 @@ def test_counterparts_keep_the_spelling() -> None:
     parts = url_parts("http://a.example/x?b=&sid=1&c=2")
     assert parts.without_params(frozenset({"sid"})) == "http://a.example/x?b=&c=2"
     assert parts.with_host("m.example:8080") == "http://m.example:8080/x?b=&c=2&sid=1"
+
+
+def test_remembered_parts_are_objects_the_garbage_collector_stops_walking() -> None:
+    """A crawl's full collections walk every tracked object: the URL cache's entries are
+    plain tuples of strings, untracked after a collection (a cache of ``UrlParts`` made
+    each full collection of a crawl longer). Each collection untracks one level of
+    nesting; a crawl collects its young objects every few milliseconds."""
+    import gc
+
+    from scrapy_simdedup.url.parts import _parts
+
+    url = "http://example.com/a/b?sid=1&page=2"
+    parts = url_parts(url)
+    assert parts.params == (("page", "2"), ("sid", "1"))
+    for _ in range(3):
+        gc.collect()
+    cached = _parts(url)
+    assert not gc.is_tracked(cached)
+    assert url_parts(url) == parts  # built again from the cache, equal
