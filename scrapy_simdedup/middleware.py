@@ -24,7 +24,7 @@ from scrapy_simdedup.reissue import REISSUED, SEEN, RequestBets
 from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.startup import config_for
 from scrapy_simdedup.state import DedupState
-from scrapy_simdedup.url.parts import UrlParts, url_parts
+from scrapy_simdedup.url.parts import UrlParts, canonical_url, url_parts
 from scrapy_simdedup.verdictlog import CrawlVerdictLog
 
 if TYPE_CHECKING:
@@ -381,15 +381,22 @@ class UrlSimHashMiddleware:
         # Counted once, on the way to the downloader (or when skipped): a request read back
         # from a JOBDIR queue was never scheduled in this run, a duplicate never goes on.
         exempt = self._exemption(request)
-        parts = None if exempt else self._parts(request, count=not scheduling)
-        if parts is None:
-            if exempt and not scheduling:
+        if exempt:
+            if not scheduling:
                 self._stats.inc_value(keys.url_unchecked(exempt))
             return
-        if scheduling and parts.url in (self.bets or ()):
-            raise PredictedDuplicate("simdedup: predicted duplicate (already parked)")
-        if scheduling and self.judge.covers(parts.url):
-            return  # the same URL again: the dupefilter's business, not ours
+        if scheduling:  # most links a page yields were met before: their URL is enough
+            try:
+                url = canonical_url(request.url)
+            except UrlNotCheckedError:
+                return  # counted on its way to the downloader
+            if url in (self.bets or ()):
+                raise PredictedDuplicate("simdedup: predicted duplicate (already parked)")
+            if self.judge.covers(url):
+                return  # the same URL again: the dupefilter's business, not ours
+        parts = self._parts(request, count=not scheduling)
+        if parts is None:
+            return
         self._refresh_rules()
         try:
             decision = self.judge.decide(parts)
@@ -520,16 +527,18 @@ class UrlSimHashMiddleware:
             return None
         return self._parts(request, count=False)
 
-    def _exemption(self, request: Request) -> str:
-        if request.meta.get(REISSUED):
+    @staticmethod
+    def _exemption(request: Request) -> str:
+        meta = request.meta
+        if meta.get(REISSUED):
             return "reissued"
-        if request.meta.get(MIRROR_OF):
+        if meta.get(MIRROR_OF):
             return "mirror_of"
         if request.dont_filter:
             return "dont_filter"
-        if request.meta.get(OPT_OUT):
+        if meta.get(OPT_OUT):
             return "opted_out"
-        if request.meta.get("redirect_urls"):
+        if meta.get("redirect_urls"):
             return "redirect"
         return ""
 
@@ -594,6 +603,6 @@ def _resumed_job(crawler: Crawler) -> bool:
 
 def _canonical(url: str) -> str:
     try:
-        return url_parts(url).url
+        return canonical_url(url)
     except UrlNotCheckedError:
         return url

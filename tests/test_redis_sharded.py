@@ -305,3 +305,16 @@ def test_a_changed_page_meets_the_owners_of_its_sentences_as_on_one_slot(redis_u
             assert [m.key for m in changed.owners] == ["a"], store.location
         finally:
             store.close()
+
+
+def test_get_many_reads_each_key_from_its_own_shard(
+    stores: tuple[ShardedRedisStore, ShardedRedisStore],
+) -> None:
+    first, second = stores
+    keys = [keyspace.DOCUMENT + f"http://a.example/{n}".encode() for n in range(39)]
+    keys.append(keyspace.BLOCKS + b"\x00" * 16)  # a block count: in the shard of the rest
+    first.write({key: bytes([n]) for n, key in enumerate(keys) if n % 3})
+    asked = [*reversed(keys), b"missing"]
+    assert second.get_many(asked) == [second.get(key) for key in asked]
+    assert second.get_many(asked)[-2:] == [None, None]  # keys[0] was not written
+    assert len({id(first._of(key)) for key in keys}) > 1  # spread over shards

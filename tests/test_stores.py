@@ -31,6 +31,17 @@ def test_get_put_delete(store: Store) -> None:
     assert (store.get(b"a"), store.get(b"b")) == (b"3", None)
 
 
+def test_get_many_reads_what_get_reads_in_order(store: Store) -> None:
+    """Values (block counts) and table entries (some stored without a value) alike."""
+    design = choose_design(3, 1000)
+    entry = PermutedIndex(store, design).table_keys(0x0123456789ABCDEF, b"k")[0]
+    store.write({b"b\x01": b"\x02", b"b\x02": b"\x05", entry: b""})
+    keys = [b"b\x02", b"missing", b"b\x01", entry, b"b\x02"]
+    assert store.get_many(keys) == [store.get(key) for key in keys]
+    assert store.get_many(keys[:3]) == [b"\x05", None, b"\x02"]
+    assert store.get_many([]) == []
+
+
 def test_scan_is_a_half_open_range_in_byte_order(store: Store) -> None:
     keys = [b"t\x00\x00", b"t\x00\xff", b"t\x01", b"t\x01\x00", b"u", b"\x00meta"]
     store.write(dict.fromkeys(keys, b"v"))

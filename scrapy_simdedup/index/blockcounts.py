@@ -50,13 +50,10 @@ class BlockCounts:
 
     def counts(self, host: str, blocks: Iterable[int]) -> dict[int, int]:
         """Pages of ``host`` carrying each block (absent: none)."""
-        prefix, store = self._prefix(host), self._core.store
-        found: dict[int, int] = {}
-        for block in set(blocks):
-            raw = store.get(prefix + block.to_bytes(8, "big"))
-            if raw:
-                found[block] = raw[0]
-        return found
+        prefix = self._prefix(host)
+        unique = list(set(blocks))
+        values = self._core.store.get_many([prefix + block.to_bytes(8, "big") for block in unique])
+        return {block: raw[0] for block, raw in zip(unique, values, strict=True) if raw}
 
     def template(self, host: str, blocks: Iterable[int]) -> frozenset[int]:
         """The blocks that are part of ``host``'s template."""
@@ -77,7 +74,7 @@ class BlockCounts:
                 counts = self.counts(host, blocks)
             known = [b for b in set(blocks) if 0 < counts.get(b, 0) < MAX_COUNT]
             new = [b for b in set(blocks) if b not in counts]
-            in_host, in_store = _number(store.get(prefix)), _number(store.get(keyspace.BLOCKS))
+            in_host, in_store = map(_number, store.get_many([prefix, keyspace.BLOCKS]))
             new = new[: max(0, min(MAX_HOST_BLOCKS - in_host, MAX_STORE_BLOCKS - in_store))]
             puts = {prefix + b.to_bytes(8, "big"): bytes([counts[b] + 1]) for b in known}
             puts.update((prefix + b.to_bytes(8, "big"), b"\x01") for b in new)

@@ -65,6 +65,13 @@ def url_parts(url: str) -> UrlParts:
     return UrlParts(*_parts(url))
 
 
+def canonical_url(url: str) -> str:
+    """``url_parts(url).url``, without building the parts: what a link met again needs."""
+    if len(url) > MAX_URL_CHARS:
+        raise UrlNotCheckedError("too_long", url)
+    return _parts(url)[0]
+
+
 _Parts = tuple[str, str, str, tuple[str, ...], tuple[tuple[str, str], ...]]
 
 

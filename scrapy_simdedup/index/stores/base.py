@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
     from contextlib import AbstractContextManager
 
 
@@ -21,6 +21,10 @@ class Store(Protocol):
 
     def get(self, key: bytes) -> bytes | None:
         """The value of ``key``, or None."""
+
+    def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
+        """The values of ``keys`` (None where absent), in their order: one step for what a
+        page reads together (its blocks' counts), one round trip on Redis."""
 
     def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
         """Items with ``start <= key < stop`` in key order."""

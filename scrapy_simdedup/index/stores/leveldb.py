@@ -27,7 +27,7 @@ from scrapy_simdedup.errors import (
 from scrapy_simdedup.index.stores.leveldb_binding import plyvel
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 MARKER = "SIMDEDUP-STORE.json"
 _MARKER_BODY = {"format": "scrapy-simdedup leveldb store", "version": 1}
@@ -80,6 +80,13 @@ class LevelDBStore:
         except plyvel.Error as exc:
             raise self._read_failed(exc) from exc
         return value
+
+    def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
+        try:
+            get = self._open().get
+            return [get(key, verify_checksums=True) for key in keys]
+        except plyvel.Error as exc:
+            raise self._read_failed(exc) from exc
 
     def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
         try:

@@ -10,7 +10,7 @@ from sortedcontainers import SortedDict
 from scrapy_simdedup.errors import StoreError, StoreFullError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 DEFAULT_MAX_KEYS = 20_000_000
 """About 5 million fingerprints with the default 4 tables; roughly 2 GB of RAM."""
@@ -35,6 +35,10 @@ class MemoryStore:
     def get(self, key: bytes) -> bytes | None:
         value: bytes | None = self._open().get(key)
         return value
+
+    def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
+        get = self._open().get
+        return [get(key) for key in keys]
 
     def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
         data = self._open()

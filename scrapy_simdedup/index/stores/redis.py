@@ -112,6 +112,18 @@ class RedisStore:
             raise StoreError(f"reading {self.location} failed: {exc}") from exc
         return value if value is not None or score is None else b""
 
+    def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
+        """Values kept in the values hash in one ``HMGET``; table entries one by one."""
+        if not keys:
+            return []
+        if any(key.startswith(redis_layout.ENTRY_PREFIXES) for key in keys):
+            return [self.get(key) for key in keys]
+        try:
+            values: list[bytes | None] = self._open().hmget(self._values, list(keys))  # type: ignore[assignment]
+        except redis.RedisError as exc:
+            raise StoreError(f"reading {self.location} failed: {exc}") from exc
+        return values
+
     def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
         """Every key found by range: not sentence and exact-text owners (``redis_layout``)."""
         low = b"[" + start

@@ -141,6 +141,21 @@ class ShardedRedisStore:
     def get(self, key: bytes) -> bytes | None:
         return self._of(key).get(key)
 
+    def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
+        """One ``get_many`` per shard holding some of ``keys``."""
+        by_shard: dict[int, list[int]] = {}
+        shards: dict[int, RedisStore] = {}
+        for position, key in enumerate(keys):
+            shard = self._of(key)
+            shards[id(shard)] = shard
+            by_shard.setdefault(id(shard), []).append(position)
+        values: list[bytes | None] = [None] * len(keys)
+        for name, positions in by_shard.items():
+            found = shards[name].get_many([keys[p] for p in positions])
+            for position, value in zip(positions, found, strict=True):
+                values[position] = value
+        return values
+
     def scan(self, start: bytes, stop: bytes) -> Iterator[tuple[bytes, bytes]]:
         shards = [self._shards[n] for n in shards_of_range(start, stop)]
         if len(shards) == 1:
