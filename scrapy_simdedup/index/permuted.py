@@ -111,8 +111,7 @@ class PermutedIndex:
         ]
 
     def __len__(self) -> int:
-        raw = self.store.get(self._count_key)
-        return int.from_bytes(raw, "big") if raw else 0
+        return _number(self.store.get(self._count_key))
 
     def near(self, fingerprint: int) -> list[Match]:
         """Every stored document within ``design.max_distance`` bits, nearest first."""
@@ -130,13 +129,12 @@ class PermutedIndex:
             }
         except (struct.error, IndexError):  # a shared store may hold entries nobody wrote
             found = self._checked_slowly(keys, permuted)
-        matches = []
-        for doc_key, distance in found.items():
-            record = self.store.get(self._doc + doc_key)
-            if record is not None:
-                matches.append(
-                    Match(_text(doc_key), int.from_bytes(record[:8], "big"), distance, record[8:])
-                )
+        records = self.store.get_many([self._doc + doc_key for doc_key in found]) if found else []
+        matches = [
+            Match(_text(doc_key), int.from_bytes(record[:8], "big"), distance, record[8:])
+            for (doc_key, distance), record in zip(found.items(), records, strict=True)
+            if record is not None
+        ]
         matches.sort(key=lambda m: (m.distance, m.key))
         return matches
 
@@ -184,13 +182,13 @@ class PermutedIndex:
             shared.add(self, self._atomic, fingerprint, doc_key, record)
             return
         with self._exclusive():
-            old = self.store.get(self._doc + doc_key)
+            old, count = self.store.get_many([self._doc + doc_key, self._count_key])
             if old == record:
                 return
             deletes: list[bytes] = []
             puts = {self._doc + doc_key: record}
             if old is None:
-                puts[self._count_key] = (len(self) + 1).to_bytes(8, "big")
+                puts[self._count_key] = (_number(count) + 1).to_bytes(8, "big")
             else:
                 deletes = self.table_keys(int.from_bytes(old[:8], "big"), doc_key)
             puts.update(dict.fromkeys(self.table_keys(fingerprint, doc_key), b""))
@@ -263,12 +261,11 @@ class PermutedIndex:
         """Each claim's first and second owner, read once for ``_owners`` and ``_claim``
         (a second owner is only ever written beside a first, and claims are never
         deleted: an unheld claim has no second owner to read)."""
-        held: dict[bytes, tuple[bytes | None, bytes | None]] = {}
-        for claim in claims:
-            first = self.store.get(claim)
-            second = None if first is None else self.store.get(claim + keyspace.SECOND_OWNER)
-            held[claim] = (first, second)
-        return held
+        firsts = dict(zip(claims, self.store.get_many(claims), strict=True))
+        owned = [claim for claim, first in firsts.items() if first is not None]
+        seconds = self.store.get_many([claim + keyspace.SECOND_OWNER for claim in owned])
+        second_of = dict(zip(owned, seconds, strict=True))
+        return {claim: (first, second_of.get(claim)) for claim, first in firsts.items()}
 
     def _owners(
         self, held: dict[bytes, tuple[bytes | None, bytes | None]], key: str, judged: set[str]
@@ -488,6 +485,10 @@ class PermutedIndex:
             head + table.apply(fingerprint).to_bytes(8, "big") + doc_key
             for table, (head, _) in zip(self.design.tables, self._ranges, strict=True)
         ]
+
+
+def _number(raw: bytes | None) -> int:
+    return int.from_bytes(raw, "big") if raw else 0
 
 
 def _next_head(head: bytes) -> bytes:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -12,14 +13,25 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.blockcounts import BlockCounts
 
 
+_PLAIN_HOST = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([A-Za-z0-9.-]+)(?::([0-9]{1,5}))?(?:[/?#]|$)")
+"""A key whose host ``urlsplit`` would return as it stands, lower-cased: no user, no
+brackets, no whitespace (most keys; the rest are split in full, a page at a time)."""
+_MAX_PORT = 65535
+
+
 def host_of(key: str) -> str:
     """The site whose template a page shares: its key's host (and port, when one is
     given), or "" for keys that are no URL."""
-    try:
-        parts = urlsplit(key)
-        host, port = parts.hostname or "", parts.port
-    except ValueError:
-        return ""
+    plain = _PLAIN_HOST.match(key)
+    port = int(plain.group(2) or 0) if plain is not None else None
+    if plain is not None and port is not None and port <= _MAX_PORT:
+        host = plain.group(1).lower()
+    else:
+        try:
+            parts = urlsplit(key)
+            host, port = parts.hostname or "", parts.port
+        except ValueError:
+            return ""
     return f"{host}:{port}" if port else host
 
 
