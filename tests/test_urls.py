@@ -7,9 +7,11 @@ import contextlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from w3lib.url import canonicalize_url
 
 from scrapy_simdedup import UrlNotCheckedError, hamming_distance, url_parts, url_simhash
 from scrapy_simdedup.url.features import path_template
+from scrapy_simdedup.url.parts import CANONICAL_ALREADY
 from scrapy_simdedup.url.shapes import value_shape
 
 
@@ -130,3 +132,16 @@ def test_remembered_parts_are_objects_the_garbage_collector_stops_walking() -> N
     cached = _parts(url)
     assert not gc.is_tracked(cached)
     assert url_parts(url) == parts  # built again from the cache, equal
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.from_regex(CANONICAL_ALREADY, fullmatch=True))
+def test_urls_taken_as_canonical_are_what_canonicalize_url_returns(url: str) -> None:
+    """The short cut past ``canonicalize_url``: stored keys (fetched marks, parked
+    requests, rules) must be spelled as they always were."""
+    port = CANONICAL_ALREADY.fullmatch(url).group(1)  # type: ignore[union-attr]
+    if port is not None and int(port) > 65535:
+        with pytest.raises(UrlNotCheckedError):
+            url_parts(url)
+        return
+    assert canonicalize_url(url) == url

@@ -40,8 +40,9 @@ class FetchedMarks:
             )
             return
         with self.lock:
-            if self.store.get(key) is None:
-                self.store.write({key: b"", self._count: (len(self) + 1).to_bytes(8, "big")})
+            mark, count = self.store.get_many([key, self._count])
+            if mark is None:
+                self.store.write({key: b"", self._count: (_number(count) + 1).to_bytes(8, "big")})
 
     def __contains__(self, url: object) -> bool:
         return isinstance(url, str) and self.store.get(self._key(url)) is not None
@@ -69,8 +70,11 @@ class FetchedMarks:
             return found
 
     def __len__(self) -> int:
-        raw = self.store.get(self._count)
-        return int.from_bytes(raw, "big") if raw else 0
+        return _number(self.store.get(self._count))
 
     def _key(self, url: str) -> bytes:
         return self._prefix + url.encode("utf-8", "surrogatepass")
+
+
+def _number(raw: bytes | None) -> int:
+    return int.from_bytes(raw, "big") if raw else 0
