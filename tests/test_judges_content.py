@@ -339,3 +339,28 @@ def test_a_revisited_page_whose_text_changed_owns_its_new_sentences(
         verdict = later.judge(reprint, "https://b.example/reprint")
         assert (verdict.copy, verdict.original) == (True, "https://a.example/page")
         assert verdict.found_by == "sentences"
+
+
+def test_a_new_page_is_stored_in_two_atomic_writes(
+    index: SimHashIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its record, tables and sentences in one batch, then its template counts with its
+    exact entry (last: never an exact entry without its page). Each store write is a
+    write to LevelDB's log; four of them per page cost the crawl's process measurably."""
+    judge = ContentJudge(index)
+    judge.judge(OTHER, "https://a.example/other")
+    store = index._open().store
+    batches: list[set[bytes]] = []
+    write = store.write
+
+    def counted(puts: Any, deletes: Any = ()) -> None:
+        batches.append({key[:1] for key in puts})
+        write(puts, deletes)
+
+    monkeypatch.setattr(store, "write", counted)
+    verdict = judge.judge(ARTICLE, "https://a.example/story")
+    assert verdict.original is None
+    assert len(batches) == 2
+    assert {b"d", b"t", b"s"} <= batches[0] and b"x" not in batches[0]
+    assert batches[1] >= {b"b", b"x"}
+    assert judge.shortcut(judge.exact_hash(ARTICLE), "https://b.example/x") is not None

@@ -68,21 +68,29 @@ class BlockCounts:
         lower bound). Workers sharing a store (Redis) count without a lock, for the same
         reason: two that count one block at once may count it once, and the per-host and
         per-store limits may be passed by the blocks of the pages counted at that moment."""
-        prefix, store = self._prefix(host), self._core.store
         with self._core.lock:  # no lock across workers: see the docstring
-            if counts is None:
-                counts = self.counts(host, blocks)
-            known = [b for b in set(blocks) if 0 < counts.get(b, 0) < MAX_COUNT]
-            new = [b for b in set(blocks) if b not in counts]
-            in_host, in_store = map(_number, store.get_many([prefix, keyspace.BLOCKS]))
-            new = new[: max(0, min(MAX_HOST_BLOCKS - in_host, MAX_STORE_BLOCKS - in_store))]
-            puts = {prefix + b.to_bytes(8, "big"): bytes([counts[b] + 1]) for b in known}
-            puts.update((prefix + b.to_bytes(8, "big"), b"\x01") for b in new)
-            if new:
-                puts[prefix] = (in_host + len(new)).to_bytes(4, "big")
-                puts[keyspace.BLOCKS] = (in_store + len(new)).to_bytes(4, "big")
+            puts = self.counted(host, blocks, counts)
             if puts:
-                store.write(puts)
+                self._core.store.write(puts)
+
+    def counted(
+        self, host: str, blocks: Iterable[int], counts: dict[int, int] | None = None
+    ) -> dict[bytes, bytes]:
+        """The puts ``count_page`` writes, for a caller that writes them in one batch with
+        its own (what was read meanwhile is lost the same way)."""
+        prefix, store = self._prefix(host), self._core.store
+        if counts is None:
+            counts = self.counts(host, blocks)
+        known = [b for b in set(blocks) if 0 < counts.get(b, 0) < MAX_COUNT]
+        new = [b for b in set(blocks) if b not in counts]
+        in_host, in_store = map(_number, store.get_many([prefix, keyspace.BLOCKS]))
+        new = new[: max(0, min(MAX_HOST_BLOCKS - in_host, MAX_STORE_BLOCKS - in_store))]
+        puts = {prefix + b.to_bytes(8, "big"): bytes([counts[b] + 1]) for b in known}
+        puts.update((prefix + b.to_bytes(8, "big"), b"\x01") for b in new)
+        if new:
+            puts[prefix] = (in_host + len(new)).to_bytes(4, "big")
+            puts[keyspace.BLOCKS] = (in_store + len(new)).to_bytes(4, "big")
+        return puts
 
 
 def _number(raw: bytes | None) -> int:

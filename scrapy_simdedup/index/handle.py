@@ -126,10 +126,13 @@ class SimHashIndex:
         """nshash: record ``key`` under those of ``hashes`` that no document owns yet."""
         self._open().record_sentences(hashes, key)
 
-    def exact_or_add(self, digest: int, key: str) -> str | None:
+    def exact_or_add(
+        self, digest: int, key: str, *, along: dict[bytes, bytes] | None = None
+    ) -> str | None:
         """Exact look-up by the text's ``exact_hash``: the first key, or None if new (and now
-        stored). The only look-up for texts too short to fingerprint; a shortcut for others."""
-        return self._open().exact_or_add(operator.index(digest), key)
+        stored). The only look-up for texts too short to fingerprint; a shortcut for others.
+        ``along``: store puts (``BlockCounts.counted``) written first or in the same batch."""
+        return self._open().exact_or_add(operator.index(digest), key, along=along)
 
     def exact_owner(self, digest: int) -> str | None:
         """The key stored under ``digest`` by ``exact_or_add``, or None; adds nothing."""

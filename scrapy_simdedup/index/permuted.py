@@ -182,16 +182,28 @@ class PermutedIndex:
             shared.add(self, self._atomic, fingerprint, doc_key, record)
             return
         with self._exclusive():
-            old, count = self.store.get_many([self._doc + doc_key, self._count_key])
-            if old == record:
-                return
-            deletes: list[bytes] = []
-            puts = {self._doc + doc_key: record}
+            self._write_added(fingerprint, doc_key, record)
+
+    def _write_added(
+        self,
+        fingerprint: int,
+        doc_key: bytes,
+        record: bytes,
+        along: dict[bytes, bytes] | None = None,
+    ) -> None:
+        """``add`` on a store this process owns (under ``_exclusive``), with the puts
+        ``along`` in the same batch: all of them are there after a crash, or none."""
+        old, count = self.store.get_many([self._doc + doc_key, self._count_key])
+        puts = dict(along or {})
+        deletes: list[bytes] = []
+        if old != record:
+            puts[self._doc + doc_key] = record
             if old is None:
                 puts[self._count_key] = (_number(count) + 1).to_bytes(8, "big")
             else:
                 deletes = self.table_keys(int.from_bytes(old[:8], "big"), doc_key)
             puts.update(dict.fromkeys(self.table_keys(fingerprint, doc_key), b""))
+        if puts or deletes:
             self.store.write(puts, deletes)
 
     def query_or_add(
@@ -221,9 +233,11 @@ class PermutedIndex:
                 return QueryOrAdd(matches, added=False, owners=[])
             held = self._holders(claims)
             owners = self._owners(held, key, passed_by)
-            if not owners:
-                self.add(fingerprint, key, payload)
-                self._claim(held, key)
+            if not owners:  # the page and its sentences in one batch
+                _check_fingerprint(fingerprint)
+                doc_key = key.encode("utf-8", "surrogatepass")
+                record = fingerprint.to_bytes(8, "big") + payload
+                self._write_added(fingerprint, doc_key, record, along=self._claims(held, key))
             return QueryOrAdd(matches, not owners, owners, claimed=not owners)
 
     def _query_or_add_atomically(
@@ -279,9 +293,12 @@ class PermutedIndex:
                     owners[_text(owner)] = None
         return [doc for owner in owners if (doc := self.document(owner)) is not None]
 
-    def _claim(self, held: dict[bytes, tuple[bytes | None, bytes | None]], key: str) -> None:
-        """Each claim's first owner, or its second when another page owns it first
-        (``held``: their owners as ``_holders`` read them, under the same lock)."""
+    def _claims(
+        self, held: dict[bytes, tuple[bytes | None, bytes | None]], key: str
+    ) -> dict[bytes, bytes]:
+        """The puts that make ``key`` each claim's first owner, or its second when another
+        page owns it first (``held``: their owners as ``_holders`` read them, under the
+        same lock)."""
         value = key.encode("utf-8", "surrogatepass")
         fresh = {}
         for claim, (first, second) in held.items():
@@ -289,8 +306,7 @@ class PermutedIndex:
                 fresh[claim] = value
             elif first != value and second is None:
                 fresh[claim + keyspace.SECOND_OWNER] = value
-        if fresh:
-            self.store.write(fresh)
+        return fresh
 
     def document(self, key: str) -> Match | None:
         """The stored fingerprint and payload of ``key`` (distance 0), or None."""
@@ -342,23 +358,33 @@ class PermutedIndex:
             shared.put_each_absent(self._atomic, seconds, value)
             return
         with self._exclusive():
-            self._claim(self._holders(claims), key)
+            fresh = self._claims(self._holders(claims), key)
+            if fresh:
+                self.store.write(fresh)
 
-    def exact_or_add(self, digest: int, key: str) -> str | None:
-        """The key first stored under a text's exact ``digest``, else add ``key``."""
+    def exact_or_add(
+        self, digest: int, key: str, *, along: dict[bytes, bytes] | None = None
+    ) -> str | None:
+        """The key first stored under a text's exact ``digest``, else add ``key``. The
+        puts ``along`` are written first, or (on a store this process owns) in the same
+        batch."""
         _check_fingerprint(digest)
         exact_key = self.namespace + keyspace.EXACT + digest.to_bytes(8, "big")
         if self._atomic is not None:
+            if along:
+                self.store.write(along)
             owner = shared.first_or_put(
                 self._atomic, exact_key, key.encode("utf-8", "surrogatepass")
             )
             return None if owner is None else _text(owner)
         with self._exclusive():
             first = self.store.get(exact_key)
-            if first is not None:
-                return _text(first)
-            self.store.write({exact_key: key.encode("utf-8", "surrogatepass")})
-            return None
+            puts = dict(along or {})
+            if first is None:
+                puts[exact_key] = key.encode("utf-8", "surrogatepass")
+            if puts:
+                self.store.write(puts)
+            return None if first is None else _text(first)
 
     def discard_exact(self, digest: int, key: str) -> bool:
         """Undo ``exact_or_add(digest, key)``; False when ``digest`` belongs to another key."""
