@@ -5,8 +5,9 @@ scripts call the same judge, so they cannot disagree. It owns the order of the c
 (one item per key in a run, exact text, SimHash, the owners of shared sentences, then
 confirmation: similarity and one-way containment, the site's template left out) and the
 order of the writes that keeps the store consistent after a crash: a page's fingerprint
-first, then its sentences, its template counts, and last its exact entry, so that no exact
-entry ever points to a page that is not stored.
+and its sentences first (one batch on a store this process owns), then its template counts
+and last its exact entry (one batch there too), so that no exact entry ever points to a
+page that is not stored.
 """
 
 from __future__ import annotations
