@@ -2,6 +2,7 @@
 
     python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps,scenarios,site]
                                 [--before CHECKOUT] [--profile PATH] [--components]
+                                [--setting NAME=VALUE ...]
 
 ``site``: CPU per fetched page of the crawl's process (and of the fingerprint helper, apart;
 and the whole site's CPU, the helper's included) on a ~5,000-page site of real text served
@@ -106,11 +107,17 @@ def main() -> None:
         "--components", action="store_true",
         help="site: also crawl with the content pipeline alone and the URL middleware alone",
     )  # fmt: skip
+    parser.add_argument(
+        "--setting", action="append", default=[], metavar="NAME=VALUE",
+        help="site: a Scrapy setting for every crawl, plain Scrapy's too (repeatable), "
+        "e.g. CONCURRENT_ITEMS=8",
+    )  # fmt: skip
     args = parser.parse_args()
     parts = args.only.split(",")
     if "site" in parts:
         rounds = 5 if args.rounds is None else args.rounds
-        site_cost(rounds, args.before, args.profile, components=args.components)
+        settings = [flag for setting in args.setting for flag in ("-s", setting)]
+        site_cost(rounds, args.before, args.profile, components=args.components, settings=settings)
     args.rounds = 3 if args.rounds is None else args.rounds
     if "pipeline" in parts:
         pipeline_cost(args.rounds, args.before)

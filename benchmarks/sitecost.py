@@ -122,11 +122,12 @@ no verdicts reach it, so it skips nothing; on the all-new site there is nothing 
 
 def site_cost(
     rounds: int, before: Path | None = None, profile: Path | None = None, *,
-    components: bool = False,
+    components: bool = False, settings: list[str] | None = None,
 ) -> None:  # fmt: skip
     """Rounds of plain, plugin (and the ``before`` checkout's plugin, and with
     ``components`` each component alone) on the site with near-duplicates, then on the
-    all-new site; medians and ratios against plain."""
+    all-new site; medians and ratios against plain. ``settings``: ``-s`` flags for every
+    crawl (``--setting``: how a Scrapy setting moves both)."""
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         for label, near_duplicates in (("near-duplicates", True), ("all new", False))[
@@ -138,14 +139,15 @@ def site_cost(
             pages = len(site.distinct) + len(site.reprints)
             print(f"\nThe {label} site: {pages:,} pages ({len(site.distinct):,} distinct, "
                   f"{len(site.reprints):,} reprints) served by nginx, {rounds} rounds")  # fmt: skip
-            _rounds(site, work, rounds, before, components=components)
+            _rounds(site, work, rounds, before, components=components, settings=settings or [])
         if profile is not None:
             _profile(work, profile)
 
 
 def _rounds(
-    site: StaticSite, work: Path, rounds: int, before: Path | None, *, components: bool
-) -> None:
+    site: StaticSite, work: Path, rounds: int, before: Path | None, *, components: bool,
+    settings: list[str],
+) -> None:  # fmt: skip
     modes = dict(MODES, **({"before": []} if before else {}), **(COMPONENTS if components else {}))
     runs: dict[str, list[Run]] = {mode: [] for mode in modes}
     lost: dict[str, list[int]] = {mode: [] for mode in modes}  # texts plain Scrapy kept
@@ -154,10 +156,10 @@ def _rounds(
           f"{'pages/s':>8} {'CPU ms/page':>12} {'helper ms/new':>14}")  # fmt: skip
     with nginx(site.root) as url:
         for n in range(rounds):
-            for mode, settings in modes.items():
+            for mode, own in modes.items():
                 store = ["-s", f"SIMDEDUP_DIR={work / f'{mode}-{n}-{id(site)}'}"]
                 run = measured_crawl(
-                    url, [*settings, *store], site, work / f"{mode}-{n}-{id(site)}.jsonl",
+                    url, [*own, *settings, *store], site, work / f"{mode}-{n}-{id(site)}.jsonl",
                     root=before if mode == "before" and before else ROOT,
                 )  # fmt: skip
                 runs[mode].append(run)
