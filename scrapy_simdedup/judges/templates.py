@@ -24,14 +24,19 @@ def host_of(key: str) -> str:
     given), or "" for keys that are no URL."""
     plain = _PLAIN_HOST.match(key)
     port = int(plain.group(2) or 0) if plain is not None else None
-    if plain is not None and port is not None and port <= _MAX_PORT:
-        host = plain.group(1).lower()
-    else:
-        try:
-            parts = urlsplit(key)
-            host, port = parts.hostname or "", parts.port
-        except ValueError:
-            return ""
+    if plain is None or port is None or port > _MAX_PORT:
+        return split_host(key)
+    host = plain.group(1).lower()
+    return f"{host}:{port}" if port else host
+
+
+def split_host(key: str) -> str:
+    """``host_of`` by ``urlsplit``, whatever the key holds."""
+    try:
+        parts = urlsplit(key)
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
+        return ""
     return f"{host}:{port}" if port else host
 
 
