@@ -26,6 +26,7 @@ import mmh3
 from scrapy_simdedup.index import keyspace
 
 if TYPE_CHECKING:
+    import threading
     from collections.abc import Iterable
 
     from scrapy_simdedup.index.permuted import PermutedIndex
@@ -43,6 +44,12 @@ class BlockCounts:
     def __init__(self, core: PermutedIndex, seed: int) -> None:
         self._core = core
         self._seed = seed
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The index's thread lock: ``counted`` and the batch that writes its puts, held
+        together, are one step for the threads of this process (as ``count_page`` is)."""
+        return self._core.lock
 
     def _prefix(self, host: str) -> bytes:
         digest = mmh3.hash64(host.encode("utf-8", "surrogatepass"), self._seed, signed=False)[0]
@@ -68,7 +75,7 @@ class BlockCounts:
         lower bound). Workers sharing a store (Redis) count without a lock, for the same
         reason: two that count one block at once may count it once, and the per-host and
         per-store limits may be passed by the blocks of the pages counted at that moment."""
-        with self._core.lock:  # no lock across workers: see the docstring
+        with self.lock:  # no lock across workers: see the docstring
             puts = self.counted(host, blocks, counts)
             if puts:
                 self._core.store.write(puts)

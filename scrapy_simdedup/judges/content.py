@@ -246,9 +246,11 @@ class ContentJudge:
             self.index.record_sentences(done.sentences - templates.own, key)
         self._remember(key, fingerprint.exact)
         exacts = [block.exact for block in done.blocks]
-        counts = self.index.blocks.counted(templates.host, exacts, templates.counts)
-        # Last, with the counts (one batch): never an exact entry without its page.
-        self.index.exact_or_add(fingerprint.exact, key, along=counts)
+        blocks = self.index.blocks
+        with blocks.lock:
+            counts = blocks.counted(templates.host, exacts, templates.counts)
+            # Last, with the counts (one batch): never an exact entry without its page.
+            self.index.exact_or_add(fingerprint.exact, key, along=counts)
 
     def _remember(self, key: str, exact: int) -> None:
         if len(self._stored) < MAX_RELEASABLE:
