@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from scrapy_simdedup.index.marks import FetchedMarks
 from scrapy_simdedup.index.permuted import PermutedIndex
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.base import Store
+from scrapy_simdedup.index.stores.leveldb import LevelDBStore
+from scrapy_simdedup.index.stores.leveldb_binding import plyvel
 from scrapy_simdedup.index.tables import choose_design
 from tests.support.stores import opened_store
 
@@ -125,3 +128,43 @@ def test_fetched_marks_count_each_url_once_and_forget_it(store: Store) -> None:
         keyspace.URL_INDEX + keyspace.MARK_COUNT,
         keyspace.URL_INDEX + keyspace.MARK + b"http://a.example/2",
     ]
+
+
+def test_leveldb_folders_with_and_without_bloom_filters_read_the_same(tmp_path: Path) -> None:
+    """A folder written before the store's tables carried Bloom filters opens as it is and
+    gets filtered tables as it is compacted; a filtered folder opens without filters (an
+    earlier version of the plugin). Tables of both kinds answer every key, present or not."""
+    folder = tmp_path / "index"
+    LevelDBStore(folder).close()  # the marker, as every version writes it
+    rng = random.Random(3)
+    before = {b"k" + rng.getrandbits(64).to_bytes(8, "big"): b"old" for _ in range(20_000)}
+    after = {b"k" + rng.getrandbits(64).to_bytes(8, "big"): b"new" for _ in range(20_000)}
+    absent = [b"j" + rng.getrandbits(64).to_bytes(8, "big") for _ in range(2_000)]
+    absent += [key[:-1] + b"\x00" for key in list(before)[:2_000]]  # beside stored keys
+    absent = [key for key in absent if key not in before and key not in after]
+
+    unfiltered = plyvel.DB(str(folder), compression=None)  # as the store was opened before
+    with unfiltered.write_batch() as batch:
+        for key, value in before.items():
+            batch.put(key, value)
+    unfiltered.compact_range()
+    unfiltered.close()
+
+    store = LevelDBStore(folder)
+    try:
+        assert store.get_many(list(before)) == list(before.values())
+        assert store.get_many(absent) == [None] * len(absent)
+        store.write(after)
+        store._open().compact_range()  # every table rewritten, with its filter
+        every = before | after
+        assert store.get_many(list(every)) == list(every.values())
+        assert store.get_many(absent) == [None] * len(absent)
+    finally:
+        store.close()
+
+    unfiltered = plyvel.DB(str(folder), compression=None)
+    try:
+        assert [unfiltered.get(key) for key in every] == list(every.values())
+        assert [unfiltered.get(key) for key in absent] == [None] * len(absent)
+    finally:
+        unfiltered.close()

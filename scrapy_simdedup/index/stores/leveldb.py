@@ -5,7 +5,11 @@ files, a LevelDB made by another program) is refused without writing a byte. A L
 fails its paranoid checks is refused too: nothing here ever re-creates or repairs a folder
 that holds data. Tuned for prefix scans: a 256 MB block cache, a 32 MB write buffer and no
 compression (fingerprints are random bytes that Snappy cannot shrink; skipping it made cold
-queries 1.6x faster). With LevelDB's defaults queries were about 5x slower.
+queries 1.6x faster). With LevelDB's defaults queries were about 5x slower. Every table
+file carries a Bloom filter (``BLOOM_BITS`` per key): most of what a new page looks up is
+absent (its exact hash, sentences, blocks, URL), and the filter answers that without
+reading the table (``benchmarks/leveldb_misses.py``). Folders written without filters (by
+earlier versions) open as they are; their tables get filters as LevelDB compacts them.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 MARKER = "SIMDEDUP-STORE.json"
+BLOOM_BITS = 10
+"""Bits per key of each table's Bloom filter: about 1% of absent keys still read a table."""
 _MARKER_BODY = {"format": "scrapy-simdedup leveldb store", "version": 1}
 
 
@@ -53,6 +59,7 @@ class LevelDBStore:
                 write_buffer_size=32 * 2**20,
                 max_open_files=500,
                 compression=None,
+                bloom_filter_bits=BLOOM_BITS,
             )
         except plyvel.IOError as exc:
             if "lock" in str(exc).lower():
