@@ -26,15 +26,13 @@ READ_SIZE = 1 << 16
 STOP_TIMEOUT = 10.0
 """Seconds the helper may take to finish after its input closes, before it is killed."""
 BATCH_TEXTS = 32
-BATCH_DELAY = 0.1
+BATCH_DELAY = 0.05
 """At most one write to the helper per ``BATCH_DELAY`` seconds (or per ``BATCH_TEXTS``
 texts): a text goes at once when the last write is older, else with the texts that follow
 it until then. A helper woken for each text paid about half as much again for the wake-up
 (cold caches) as for the text; so a fast crawl's texts go in batches, each waiting at most
 this long more for its verdict, and a slow crawl's go one by one, at once (an item waiting
-is one a kill -9 would lose). Measured on the site benchmark (5 rounds each): 0.1 s costs
-the helper 0.50 and 0.41 ms per new page against 0.55 and 0.44 at 0.05 s, and the crawl's
-process the same; 0.01 s costs both more."""
+is one a kill -9 would lose)."""
 REPLY_TIMEOUT = 30.0
 """Seconds the oldest text may wait for its reply. A fingerprint takes milliseconds (the
 largest text allowed, seconds); a helper this late is stuck, and is treated as dead."""
