@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from typing import Any
 
 import scrapy.core.scraper
-from scrapy.utils.asyncio import as_async_generator
+from scrapy.utils.asyncio import as_async_generator, is_asyncio_available
 
 
 async def _workers_as_needed(
@@ -50,4 +50,6 @@ class LazyItemWorkers:
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> LazyItemWorkers:
+        if not is_asyncio_available():
+            raise RuntimeError("without the asyncio reactor Scrapy does not use these workers")
         return cls()

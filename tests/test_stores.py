@@ -147,15 +147,17 @@ def test_leveldb_folders_with_and_without_bloom_filters_read_the_same(tmp_path: 
     with unfiltered.write_batch() as batch:
         for key, value in before.items():
             batch.put(key, value)
-    unfiltered.compact_range()
+    unfiltered.compact_range(start=b"", stop=b"\xff")
     unfiltered.close()
+    assert _filtered_tables(folder) == [False]
 
     store = LevelDBStore(folder)
     try:
         assert store.get_many(list(before)) == list(before.values())
         assert store.get_many(absent) == [None] * len(absent)
         store.write(after)
-        store._open().compact_range()  # every table rewritten, with its filter
+        store._open().compact_range(start=b"", stop=b"\xff")  # every table rewritten
+        assert _filtered_tables(folder) == [True]
         every = before | after
         assert store.get_many(list(every)) == list(every.values())
         assert store.get_many(absent) == [None] * len(absent)
@@ -168,3 +170,8 @@ def test_leveldb_folders_with_and_without_bloom_filters_read_the_same(tmp_path: 
         assert [unfiltered.get(key) for key in absent] == [None] * len(absent)
     finally:
         unfiltered.close()
+
+
+def _filtered_tables(folder: Path) -> list[bool]:
+    """Per LevelDB table file in ``folder``, whether it carries a Bloom filter."""
+    return [b"BuiltinBloomFilter" in table.read_bytes() for table in sorted(folder.glob("*.ldb"))]

@@ -8,8 +8,9 @@ compression (fingerprints are random bytes that Snappy cannot shrink; skipping i
 queries 1.6x faster). With LevelDB's defaults queries were about 5x slower. Every table
 file carries a Bloom filter (``BLOOM_BITS`` per key): most of what a new page looks up is
 absent (its exact hash, sentences, blocks, URL), and the filter answers that without
-reading the table (``benchmarks/leveldb_misses.py``). Folders written without filters (by
-earlier versions) open as they are; their tables get filters as LevelDB compacts them.
+reading the table, but for about 1% (``benchmarks/leveldb_misses.py``; range scans gain
+nothing). Folders written without filters (by earlier versions) open as they are; the
+tables LevelDB rewrites as it compacts get filters, the others keep working without.
 """
 
 from __future__ import annotations
