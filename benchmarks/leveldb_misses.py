@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scrapy_simdedup.index.stores.leveldb import BLOOM_BITS, LevelDBStore
+from scrapy_simdedup.index.stores.leveldb import BLOOM_BITS, TABLES, LevelDBStore
 from scrapy_simdedup.index.stores.leveldb_binding import plyvel
 
 BATCH = 10_000
@@ -65,7 +65,7 @@ def main() -> None:
         baseline = plyvel.DB(
             str(Path(folder) / "plain"), create_if_missing=True, paranoid_checks=True,
             lru_cache_size=args.cache_mb * 2**20, write_buffer_size=32 * 2**20,
-            max_open_files=500, compression=None,
+            max_open_files=500, **{**TABLES, "bloom_filter_bits": 0},
         )  # fmt: skip
         filtered = store._open()
         try:

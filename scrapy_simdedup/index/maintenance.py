@@ -28,7 +28,7 @@ from scrapy_simdedup.index.opening import (
 from scrapy_simdedup.index.permuted import Repaired
 from scrapy_simdedup.index.progress import Progress, Report
 from scrapy_simdedup.index.stores import open_store
-from scrapy_simdedup.index.stores.leveldb import BLOOM_BITS, destroy, is_store
+from scrapy_simdedup.index.stores.leveldb import TABLES, destroy, is_store
 from scrapy_simdedup.index.stores.leveldb_binding import plyvel
 
 
@@ -154,10 +154,7 @@ def _salvage(folder: Path, backup: str, progress: Report | None) -> None:
     if progress is not None:
         progress(f"repair: damaged files: LevelDB rebuilds {folder} (one pass over its files)")
     try:
-        # The tables it writes are made as the store makes its own.
-        plyvel.repair_db(
-            str(folder), paranoid_checks=True, compression=None, bloom_filter_bits=BLOOM_BITS
-        )
+        plyvel.repair_db(str(folder), paranoid_checks=True, **TABLES)  # as the store writes
     except plyvel.Error as exc:
         raise StoreDamagedError(
             f"{folder} could not be salvaged ({exc}); the folder as it was is kept at {backup}"

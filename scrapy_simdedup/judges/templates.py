@@ -23,20 +23,22 @@ def host_of(key: str) -> str:
     """The site whose template a page shares: its key's host (and port, when one is
     given), or "" for keys that are no URL."""
     plain = _PLAIN_HOST.match(key)
-    port = int(plain.group(2) or 0) if plain is not None else None
-    if plain is None or port is None or port > _MAX_PORT:
+    port = int(plain.group(2) or 0) if plain is not None else _MAX_PORT + 1
+    if plain is None or port > _MAX_PORT:
         return split_host(key)
-    host = plain.group(1).lower()
-    return f"{host}:{port}" if port else host
+    return _site(plain.group(1).lower(), port)
 
 
 def split_host(key: str) -> str:
     """``host_of`` by ``urlsplit``, whatever the key holds."""
     try:
         parts = urlsplit(key)
-        host, port = parts.hostname or "", parts.port
+        return _site(parts.hostname or "", parts.port)
     except ValueError:
         return ""
+
+
+def _site(host: str, port: int | None) -> str:
     return f"{host}:{port}" if port else host
 
 

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 MARKER = "SIMDEDUP-STORE.json"
 BLOOM_BITS = 10
 """Bits per key of each table's Bloom filter: about 1% of absent keys still read a table."""
+TABLES = {"compression": None, "bloom_filter_bits": BLOOM_BITS}
+"""How the store's table files are written (also when ``repair`` rebuilds them)."""
 _MARKER_BODY = {"format": "scrapy-simdedup leveldb store", "version": 1}
 
 
@@ -59,8 +61,7 @@ class LevelDBStore:
                 lru_cache_size=cache_mb * 2**20,
                 write_buffer_size=32 * 2**20,
                 max_open_files=500,
-                compression=None,
-                bloom_filter_bits=BLOOM_BITS,
+                **TABLES,
             )
         except plyvel.IOError as exc:
             if "lock" in str(exc).lower():
