@@ -1,7 +1,7 @@
 """Crawl cost: the demo spider with and without the plugin's components, same site, same run.
 
     python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps,scenarios,site]
-                                [--before CHECKOUT] [--profile PATH] [--components]
+                                [--before CHECKOUT] [--profile PATH] [--components] [--shell]
                                 [--setting NAME=VALUE ...]
 
 ``site``: CPU per fetched page of the crawl's process (and of the fingerprint helper, apart;
@@ -12,7 +12,8 @@ nothing to skip or drop (``benchmarks/sitecost.py``;
 the garbage collector apart (per generation, and the objects it tracks mid-crawl) and the
 waits for the helper's replies, ``benchmarks/attribution.py``, then both under cProfile,
 and prints where the plugin's time goes; ``--components`` adds, in every round, a crawl
-with the content pipeline alone and one with the URL middleware alone).
+with the content pipeline alone and one with the URL middleware alone; ``--shell`` one
+with components hooked where the plugin's are, doing nothing: ``benchmarks/shell.py``).
 
 ``pipeline``: pages/s of plain Scrapy against Scrapy with ContentSeenPipeline.
 ``middleware``: pages/s with UrlSimHashMiddleware alone on one host with nothing to skip
@@ -108,6 +109,10 @@ def main() -> None:
         help="site: also crawl with the content pipeline alone and the URL middleware alone",
     )  # fmt: skip
     parser.add_argument(
+        "--shell", action="store_true",
+        help="site: also crawl with components hooked where the plugin's are, doing nothing",
+    )  # fmt: skip
+    parser.add_argument(
         "--setting", action="append", default=[], metavar="NAME=VALUE",
         help="site: a Scrapy setting for every crawl, plain Scrapy's too (repeatable), "
         "e.g. CONCURRENT_ITEMS=8",
@@ -117,7 +122,14 @@ def main() -> None:
     if "site" in parts:
         rounds = 5 if args.rounds is None else args.rounds
         settings = [flag for setting in args.setting for flag in ("-s", setting)]
-        site_cost(rounds, args.before, args.profile, components=args.components, settings=settings)
+        site_cost(
+            rounds,
+            args.before,
+            args.profile,
+            components=args.components,
+            settings=settings,
+            shell=args.shell,
+        )
     args.rounds = 3 if args.rounds is None else args.rounds
     if "pipeline" in parts:
         pipeline_cost(args.rounds, args.before)

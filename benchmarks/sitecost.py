@@ -118,15 +118,21 @@ COMPONENTS = {
 """``--components``: each component alone, so their shares of the plugin's cost are read
 from real crawls, without a profiler's distortion (the URL middleware alone learns nothing:
 no verdicts reach it, so it skips nothing; on the all-new site there is nothing to skip)."""
+SHELL = [
+    "-s", 'ITEM_PIPELINES={"benchmarks.shell.ShellPipeline": 100}',
+    "-s", 'DOWNLOADER_MIDDLEWARES={"benchmarks.shell.ShellMiddleware": 60}',
+]  # fmt: skip
+"""``--shell``: components hooked where the plugin's are, doing nothing (``shell.py``):
+what Scrapy charges for hosting them, which no work inside the plugin can save."""
 
 
 def site_cost(
     rounds: int, before: Path | None = None, profile: Path | None = None, *,
-    components: bool = False, settings: list[str] | None = None,
+    components: bool = False, settings: list[str] | None = None, shell: bool = False,
 ) -> None:  # fmt: skip
-    """Rounds of plain, plugin (and the ``before`` checkout's plugin, and with
-    ``components`` each component alone) on the site with near-duplicates, then on the
-    all-new site; medians and ratios against plain. ``settings``: ``-s`` flags for every
+    """Rounds of plain, plugin (and the ``before`` checkout's plugin, with ``components``
+    each component alone, with ``shell`` the shell) on the site with near-duplicates, then
+    on the all-new site; medians and ratios against plain. ``settings``: ``-s`` flags for every
     crawl (``--setting``: how a Scrapy setting moves both)."""
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
@@ -139,16 +145,26 @@ def site_cost(
             pages = len(site.distinct) + len(site.reprints)
             print(f"\nThe {label} site: {pages:,} pages ({len(site.distinct):,} distinct, "
                   f"{len(site.reprints):,} reprints) served by nginx, {rounds} rounds")  # fmt: skip
-            _rounds(site, work, rounds, before, components=components, settings=settings or [])
+            _rounds(
+                site,
+                work,
+                rounds,
+                before,
+                components=components,
+                settings=settings or [],
+                shell=shell,
+            )
         if profile is not None:
             _profile(work, profile)
 
 
 def _rounds(
     site: StaticSite, work: Path, rounds: int, before: Path | None, *, components: bool,
-    settings: list[str],
+    settings: list[str], shell: bool = False,
 ) -> None:  # fmt: skip
     modes = dict(MODES, **({"before": []} if before else {}), **(COMPONENTS if components else {}))
+    if shell:
+        modes["shell"] = SHELL
     runs: dict[str, list[Run]] = {mode: [] for mode in modes}
     lost: dict[str, list[int]] = {mode: [] for mode in modes}  # texts plain Scrapy kept
     print("lost: texts plain Scrapy's feed held in the same round and this one's did not")

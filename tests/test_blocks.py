@@ -8,6 +8,8 @@ import pytest
 from scrapy_simdedup.fingerprint.blocks import (
     MAX_BLOCKS,
     NEAR_BITS,
+    Block,
+    PackedBlocks,
     blocks_from_bytes,
     blocks_to_bytes,
     text_blocks,
@@ -64,6 +66,30 @@ def test_blocks_round_trip_and_malformed_bytes_are_none() -> None:
     assert blocks_from_bytes(raw[:-1]) is None
     assert blocks_from_bytes(b"") is None  # a page stored before blocks were recorded
     assert blocks_from_bytes(blocks_to_bytes(())) == ()
+
+
+def test_packed_blocks_read_as_the_blocks_they_hold() -> None:
+    # What the helper's reply carries: the exact hashes are read without making a Block
+    # of each, and must be the blocks' own, in order, whatever their bits.
+    edge = (Block(2**64 - 1, 0, 2**64 - 1, 0xFFFF), Block(0, 2**64 - 1, 0, 4))
+    for blocks in [
+        text_blocks(" ".join(f"Sentence number {n} has five words." for n in range(300)), 3),
+        text_blocks(f"{SENTENCE}. 安装 完成 后 请 重新 启动 系统。", 5),
+        edge,
+        (),
+    ]:
+        packed = PackedBlocks.of(blocks_to_bytes(blocks))
+        assert packed is not None
+        assert packed.exacts == tuple(block.exact for block in blocks)
+        assert len(packed) == len(blocks) and tuple(packed) == blocks
+        assert packed.decoded() == blocks and packed[-1:] == blocks[-1:]
+        assert packed == PackedBlocks.pack(blocks) and hash(packed) == hash(
+            PackedBlocks.pack(blocks)
+        )
+        assert PackedBlocks.pack(blocks).exacts == packed.exacts
+    raw = blocks_to_bytes(edge)
+    assert PackedBlocks.of(raw[:-1]) is None and PackedBlocks.of(raw + b"\0") is None
+    assert PackedBlocks.of(b"") is None and PackedBlocks.of(b"\1") is None
 
 
 def test_block_counts_are_per_host_capped_and_kept_in_the_store(tmp_path: Path) -> None:

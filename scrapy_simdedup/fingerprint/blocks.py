@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain
+from typing import overload
 
 import mmh3
 
@@ -157,9 +160,79 @@ def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
 def blocks_from_bytes(raw: bytes) -> tuple[Block, ...] | None:
     """The blocks in ``raw``; None when ``raw`` holds none (a page stored before blocks
     were recorded) or is malformed."""
-    if len(raw) < _COUNT.size:
-        return None
-    (count,) = _COUNT.unpack_from(raw)
-    if len(raw) != _COUNT.size + count * _BLOCK.size:
-        return None
-    return tuple(Block(*fields) for fields in _BLOCK.iter_unpack(raw[_COUNT.size :]))
+    packed = PackedBlocks.of(raw)
+    return None if packed is None else tuple(packed)
+
+
+class PackedBlocks(Sequence[Block]):
+    """A page's blocks as ``blocks_to_bytes`` wrote them, read when asked: ``exacts`` (all
+    a new page's look-ups need) in one step, the ``Block`` objects only for a comparison.
+
+    A page's reply from the fingerprint helper held some fifty blocks; made into objects at
+    once, they outlived many of the collector's young generations while the page waited
+    for its turn, and so made it run more often for the whole crawl (issue 15).
+    """
+
+    __slots__ = ("_decoded", "raw")
+
+    def __init__(self, raw: bytes, decoded: tuple[Block, ...] | None = None) -> None:
+        self.raw = raw  # checked: ``of`` or ``pack`` made it
+        self._decoded = decoded
+
+    @classmethod
+    def of(cls, raw: bytes) -> PackedBlocks | None:
+        """The blocks in ``raw``; None when it holds none or is malformed."""
+        if len(raw) < _COUNT.size:
+            return None
+        (count,) = _COUNT.unpack_from(raw)
+        if len(raw) != _COUNT.size + count * _BLOCK.size:
+            return None
+        return cls(raw)
+
+    @classmethod
+    def pack(cls, blocks: tuple[Block, ...]) -> PackedBlocks:
+        return cls(blocks_to_bytes(blocks), blocks)
+
+    @property
+    def exacts(self) -> tuple[int, ...]:
+        """Each block's exact hash, in order."""
+        if self._decoded is not None:
+            return tuple(block.exact for block in self._decoded)
+        return _exacts_layout(len(self)).unpack_from(self.raw, _COUNT.size)
+
+    def decoded(self) -> tuple[Block, ...]:
+        """The ``Block`` objects (made once)."""
+        if self._decoded is None:
+            fields = _BLOCK.iter_unpack(memoryview(self.raw)[_COUNT.size :])
+            self._decoded = tuple(Block(*each) for each in fields)
+        return self._decoded
+
+    def __len__(self) -> int:
+        return (len(self.raw) - _COUNT.size) // _BLOCK.size
+
+    @overload
+    def __getitem__(self, index: int) -> Block: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Block, ...]: ...
+    def __getitem__(self, index: int | slice) -> Block | tuple[Block, ...]:
+        return self.decoded()[index]
+
+    def __iter__(self) -> Iterator[Block]:
+        return iter(self.decoded())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PackedBlocks):
+            return self.raw == other.raw
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.raw)
+
+    def __repr__(self) -> str:
+        return f"PackedBlocks({len(self)} blocks)"
+
+
+@lru_cache(maxsize=MAX_BLOCKS + 1)
+def _exacts_layout(count: int) -> struct.Struct:
+    """Reads the first field (the exact hash) of ``count`` packed blocks."""
+    return struct.Struct("<" + f"Q{_BLOCK.size - 8}x" * count)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scrapy_simdedup.errors import TextTooShortError
-from scrapy_simdedup.fingerprint.blocks import Block, blocks_to_bytes, text_blocks
+from scrapy_simdedup.fingerprint.blocks import PackedBlocks, text_blocks
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes, split_sentences
 from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
@@ -21,13 +21,13 @@ class Fingerprinted:
 
     fingerprint: TextFingerprint
     sentences: frozenset[int]
-    blocks: tuple[Block, ...]
+    blocks: PackedBlocks
     payload: bytes
 
 
-def payload_of(sketch: Sketch | None, blocks: tuple[Block, ...]) -> bytes:
+def payload_of(sketch: Sketch | None, blocks: PackedBlocks) -> bytes:
     """What is stored with a page's fingerprint: its sketch, then its blocks."""
-    return (sketch.to_bytes() + blocks_to_bytes(blocks)) if sketch is not None else b""
+    return (sketch.to_bytes() + blocks.raw) if sketch is not None else b""
 
 
 def fingerprinted(
@@ -42,5 +42,5 @@ def fingerprinted(
         sentences = sentence_hashes(text, seed=seed, split=split)
     except TextTooShortError:
         sentences = frozenset()
-    blocks = text_blocks(text, seed, split=split)
+    blocks = PackedBlocks.pack(text_blocks(text, seed, split=split))
     return Fingerprinted(fingerprint, sentences, blocks, payload_of(fingerprint.sketch, blocks))

@@ -98,10 +98,11 @@ def confirm(
     contained = _containment(similarity, mine.tokens, theirs.tokens)
     contains = _containment(similarity, theirs.tokens, mine.tokens)
     stored_blocks = blocks_from_bytes(payload[SKETCH_BYTES:])
-    novel, own = _novel_words(done.blocks, stored_blocks or (), template)
+    blocks = done.blocks.decoded()
+    novel, own = _novel_words(blocks, stored_blocks or (), template)
     lacking = 0
     if stored_blocks is not None and novel >= NOVEL_MIN_WORDS:
-        lacking, _ = _novel_words(stored_blocks, done.blocks, template)
+        lacking, _ = _novel_words(stored_blocks, blocks, template)
     adds = stored_blocks is not None and (
         novel >= max(NOVEL_MIN_WORDS, NOVEL_SHARE * own) or lacking >= NOVEL_MIN_WORDS
     )

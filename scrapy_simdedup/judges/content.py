@@ -245,7 +245,7 @@ class ContentJudge:
         if not found.claimed:  # else the look-up that stored it took them at once
             self.index.record_sentences(done.sentences - templates.own, key)
         self._remember(key, fingerprint.exact)
-        exacts = [block.exact for block in done.blocks]
+        exacts = done.blocks.exacts
         blocks = self.index.blocks
         with blocks.lock:
             counts = blocks.counted(templates.host, exacts, templates.counts)

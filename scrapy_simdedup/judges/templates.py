@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from scrapy_simdedup.index.blockcounts import template_of
 
 if TYPE_CHECKING:
-    from scrapy_simdedup.fingerprint.blocks import Block
+    from scrapy_simdedup.fingerprint.blocks import PackedBlocks
     from scrapy_simdedup.index.blockcounts import BlockCounts
 
 
@@ -47,8 +47,8 @@ class PageTemplates:
     candidate's site's as well (a mirror copies its original's template with its pages);
     each site's counts are read once."""
 
-    def __init__(self, blocks: BlockCounts, page: tuple[Block, ...], key: str | None) -> None:
-        self._blocks, self._exacts = blocks, [block.exact for block in page]
+    def __init__(self, blocks: BlockCounts, page: PackedBlocks, key: str | None) -> None:
+        self._blocks, self._exacts = blocks, page.exacts
         self.host = host_of(key) if key else ""
         self.counts = blocks.counts(self.host, self._exacts)
         self.own = template_of(self.counts)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import struct
 
-from scrapy_simdedup.fingerprint.blocks import blocks_from_bytes
+from scrapy_simdedup.fingerprint.blocks import PackedBlocks
 from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint
@@ -73,7 +73,7 @@ def decode_reply(raw: bytes) -> Fingerprinted:
     end = at + count * _HASH.size
     payload = raw[end:]
     sketch = Sketch.from_bytes(payload[:SKETCH_BYTES])
-    blocks = blocks_from_bytes(payload[SKETCH_BYTES:])
+    blocks = PackedBlocks.of(payload[SKETCH_BYTES:])
     if sketch is None or blocks is None:
         raise ValueError(f"a fingerprint reply of {len(raw)} bytes holds {count} hashes")
     sentences = frozenset(h for (h,) in _HASH.iter_unpack(raw[at:end]))
