@@ -168,16 +168,17 @@ class PackedBlocks(Sequence[Block]):
     """A page's blocks as ``blocks_to_bytes`` wrote them, read when asked: ``exacts`` (all
     a new page's look-ups need) in one step, the ``Block`` objects only for a comparison.
 
-    A page's reply from the fingerprint helper held some fifty blocks; made into objects at
-    once, they outlived many of the collector's young generations while the page waited
-    for its turn, and so made it run more often for the whole crawl (issue 15).
+    A page's reply from the fingerprint helper holds some fifty blocks: making an object of
+    each was most of the 24 us that reading a reply cost the crawl's process (4 us now),
+    and most pages are never compared with another (issue 15).
     """
 
-    __slots__ = ("_decoded", "raw")
+    __slots__ = ("_decoded", "_exacts", "raw")
 
     def __init__(self, raw: bytes, decoded: tuple[Block, ...] | None = None) -> None:
         self.raw = raw  # checked: ``of`` or ``pack`` made it
         self._decoded = decoded
+        self._exacts: tuple[int, ...] | None = None
 
     @classmethod
     def of(cls, raw: bytes) -> PackedBlocks | None:
@@ -196,9 +197,12 @@ class PackedBlocks(Sequence[Block]):
     @property
     def exacts(self) -> tuple[int, ...]:
         """Each block's exact hash, in order."""
-        if self._decoded is not None:
-            return tuple(block.exact for block in self._decoded)
-        return _exacts_layout(len(self)).unpack_from(self.raw, _COUNT.size)
+        if self._exacts is None:
+            if self._decoded is not None:
+                self._exacts = tuple(block.exact for block in self._decoded)
+            else:
+                self._exacts = _exacts_layout(len(self)).unpack_from(self.raw, _COUNT.size)
+        return self._exacts
 
     def decoded(self) -> tuple[Block, ...]:
         """The ``Block`` objects (made once)."""
