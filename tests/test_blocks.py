@@ -68,26 +68,34 @@ def test_blocks_round_trip_and_malformed_bytes_are_none() -> None:
     assert blocks_from_bytes(blocks_to_bytes(())) == ()
 
 
-def test_packed_blocks_read_as_the_blocks_they_hold() -> None:
-    # What the helper's reply carries: the exact hashes are read without making a Block
-    # of each, and must be the blocks' own, in order, whatever their bits.
-    edge = (Block(2**64 - 1, 0, 2**64 - 1, 0xFFFF), Block(0, 2**64 - 1, 0, 4))
-    for blocks in [
+EDGE = (Block(2**64 - 1, 0, 2**64 - 1, 0xFFFF), Block(0, 2**64 - 1, 0, 4))
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [
         text_blocks(" ".join(f"Sentence number {n} has five words." for n in range(300)), 3),
         text_blocks(f"{SENTENCE}. 安装 完成 后 请 重新 启动 系统。", 5),
-        edge,
+        EDGE,
         (),
-    ]:
-        packed = PackedBlocks.of(blocks_to_bytes(blocks))
-        assert packed is not None
-        assert packed.exacts == tuple(block.exact for block in blocks)
-        assert len(packed) == len(blocks) and tuple(packed) == blocks
-        assert packed.decoded() == blocks and packed[-1:] == blocks[-1:]
-        assert packed == PackedBlocks.pack(blocks) and hash(packed) == hash(
-            PackedBlocks.pack(blocks)
-        )
-        assert PackedBlocks.pack(blocks).exacts == packed.exacts
-    raw = blocks_to_bytes(edge)
+    ],
+    ids=["256 blocks", "cjk", "edge bits", "none"],
+)
+def test_packed_blocks_read_as_the_blocks_they_hold(blocks: tuple[Block, ...]) -> None:
+    # What the helper's reply carries: the exact hashes are read without making a Block
+    # of each, and must be the blocks' own, in order, whatever their bits.
+    packed = PackedBlocks.of(blocks_to_bytes(blocks))
+    assert packed is not None
+    assert packed.exacts == tuple(block.exact for block in blocks)
+    assert len(packed) == len(blocks) and tuple(packed) == blocks
+    assert packed.decoded() == blocks and packed[-1:] == blocks[-1:]
+    made_here = PackedBlocks.pack(blocks)  # fingerprinted in the crawl's own process
+    assert packed == made_here and hash(packed) == hash(made_here)
+    assert made_here.exacts == packed.exacts
+
+
+def test_packed_blocks_of_malformed_bytes_are_none() -> None:
+    raw = blocks_to_bytes(EDGE)
     assert PackedBlocks.of(raw[:-1]) is None and PackedBlocks.of(raw + b"\0") is None
     assert PackedBlocks.of(b"") is None and PackedBlocks.of(b"\1") is None
 

@@ -176,13 +176,14 @@ class PackedBlocks(Sequence[Block]):
     __slots__ = ("_decoded", "_exacts", "raw")
 
     def __init__(self, raw: bytes, decoded: tuple[Block, ...] | None = None) -> None:
-        self.raw = raw  # checked: ``of`` or ``pack`` made it
+        self.raw = raw  # as ``blocks_to_bytes`` wrote it: bytes from elsewhere go by ``of``
         self._decoded = decoded
         self._exacts: tuple[int, ...] | None = None
 
     @classmethod
     def of(cls, raw: bytes) -> PackedBlocks | None:
-        """The blocks in ``raw``; None when it holds none or is malformed."""
+        """The blocks in ``raw``; None when it holds no record of them (a page stored
+        before blocks were recorded) or is malformed."""
         if len(raw) < _COUNT.size:
             return None
         (count,) = _COUNT.unpack_from(raw)
