@@ -1,8 +1,8 @@
 """Crawl cost: the demo spider with and without the plugin's components, same site, same run.
 
     python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps,scenarios,site]
-                                [--before CHECKOUT] [--profile PATH] [--components] [--shell]
-                                [--setting NAME=VALUE ...]
+                                [--before CHECKOUT] [--profile PATH] [--components]
+                                [--shell] [--judged] [--setting NAME=VALUE ...]
 
 ``site``: CPU per fetched page of the crawl's process (and of the fingerprint helper, apart;
 and the whole site's CPU, the helper's included) on a ~5,000-page site of real text served
@@ -13,7 +13,8 @@ the garbage collector apart (per generation, and the objects it tracks mid-crawl
 waits for the helper's replies, ``benchmarks/attribution.py``, then both under cProfile,
 and prints where the plugin's time goes; ``--components`` adds, in every round, a crawl
 with the content pipeline alone and one with the URL middleware alone; ``--shell`` one
-with components hooked where the plugin's are, doing nothing: ``benchmarks/shell.py``).
+with components hooked where the plugin's are, doing nothing: ``benchmarks/shell.py``;
+``--judged`` one with the content judge in a helper process: ``benchmarks/judgehelper.py``).
 
 ``pipeline``: pages/s of plain Scrapy against Scrapy with ContentSeenPipeline.
 ``middleware``: pages/s with UrlSimHashMiddleware alone on one host with nothing to skip
@@ -113,6 +114,10 @@ def main() -> None:
         help="site: also crawl with components hooked where the plugin's are, doing nothing",
     )  # fmt: skip
     parser.add_argument(
+        "--judged", action="store_true",
+        help="site: also crawl with the content judge in a helper process (an experiment)",
+    )  # fmt: skip
+    parser.add_argument(
         "--setting", action="append", default=[], metavar="NAME=VALUE",
         help="site: a Scrapy setting for every crawl, plain Scrapy's too (repeatable), "
         "e.g. CONCURRENT_ITEMS=8",
@@ -128,7 +133,7 @@ def main() -> None:
             args.profile,
             components=args.components,
             settings=settings,
-            shell=args.shell,
+            experiments=tuple(name for name in ("shell", "judged") if getattr(args, name)),
         )
     args.rounds = 3 if args.rounds is None else args.rounds
     if "pipeline" in parts:

@@ -118,20 +118,29 @@ COMPONENTS = {
 """``--components``: each component alone, so their shares of the plugin's cost are read
 from real crawls, without a profiler's distortion (the URL middleware alone learns nothing:
 no verdicts reach it, so it skips nothing; on the all-new site there is nothing to skip)."""
-SHELL = [
-    "-s", 'ITEM_PIPELINES={"benchmarks.shell.ShellPipeline": 100}',
-    "-s", 'DOWNLOADER_MIDDLEWARES={"benchmarks.shell.ShellMiddleware": 60}',
-]  # fmt: skip
+EXPERIMENTS = {
+    "shell": [
+        "-s", 'ITEM_PIPELINES={"benchmarks.shell.ShellPipeline": 100}',
+        "-s", 'DOWNLOADER_MIDDLEWARES={"benchmarks.shell.ShellMiddleware": 60}',
+    ],
+    "judged": [
+        "-s", 'ITEM_PIPELINES={"benchmarks.judgehelper.HelperJudgedPipeline": 100}',
+        "-s", "DOWNLOADER_MIDDLEWARES={}",
+    ],
+}  # fmt: skip
 """``--shell``: components hooked where the plugin's are, doing nothing (``shell.py``):
-what Scrapy charges for hosting them, which no work inside the plugin can save."""
+what Scrapy charges for hosting them, which no work inside the plugin can save.
+``--judged``: the content judge in a helper process with an index of its own
+(``judgehelper.py``), to set beside ``--components``' pipeline alone."""
 
 
 def site_cost(
     rounds: int, before: Path | None = None, profile: Path | None = None, *,
-    components: bool = False, settings: list[str] | None = None, shell: bool = False,
+    components: bool = False, settings: list[str] | None = None,
+    experiments: tuple[str, ...] = (),
 ) -> None:  # fmt: skip
     """Rounds of plain, plugin (and the ``before`` checkout's plugin, with ``components``
-    each component alone, with ``shell`` the shell) on the site with near-duplicates, then
+    each component alone, and the ``experiments``) on the site with near-duplicates, then
     on the all-new site; medians and ratios against plain. ``settings``: ``-s`` flags for every
     crawl (``--setting``: how a Scrapy setting moves both)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -152,7 +161,7 @@ def site_cost(
                 before,
                 components=components,
                 settings=settings or [],
-                shell=shell,
+                experiments=experiments,
             )
         if profile is not None:
             _profile(work, profile)
@@ -160,11 +169,10 @@ def site_cost(
 
 def _rounds(
     site: StaticSite, work: Path, rounds: int, before: Path | None, *, components: bool,
-    settings: list[str], shell: bool = False,
+    settings: list[str], experiments: tuple[str, ...] = (),
 ) -> None:  # fmt: skip
     modes = dict(MODES, **({"before": []} if before else {}), **(COMPONENTS if components else {}))
-    if shell:
-        modes["shell"] = SHELL
+    modes.update((name, EXPERIMENTS[name]) for name in experiments)
     runs: dict[str, list[Run]] = {mode: [] for mode in modes}
     lost: dict[str, list[int]] = {mode: [] for mode in modes}  # texts plain Scrapy kept
     print("lost: texts plain Scrapy's feed held in the same round and this one's did not")
