@@ -25,6 +25,7 @@ from typing import Any, BinaryIO
 from itemadapter import ItemAdapter
 from scrapy.exceptions import DropItem
 
+from scrapy_simdedup import stats as keys
 from scrapy_simdedup.fingerprint.helper.protocol import LENGTH, take_frames
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.itemtext import item_text
@@ -96,7 +97,7 @@ class HelperJudgedPipeline:
             self._send_later = asyncio.get_running_loop().call_later(BATCH_DELAY, self._send)
         answer = await future
         if answer == 2:
-            self.crawler.stats.inc_value("simdedup/content/unique")
+            self.crawler.stats.inc_value(keys.CONTENT_UNIQUE)
         if answer == 1:
             raise DropItem("a copy, judged in the helper process", log_level="DEBUG")
         return item
@@ -127,7 +128,7 @@ class HelperJudgedPipeline:
         if self._reader is not None:
             await self._reader
         helper = _children_cpu() - self._children_cpu
-        self.crawler.stats.set_value("simdedup/helper/cpu_seconds", round(helper, 3))
+        self.crawler.stats.set_value(keys.HELPER_CPU_SECONDS, round(helper, 3))
 
 
 def _children_cpu() -> float:
