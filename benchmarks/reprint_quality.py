@@ -1,0 +1,128 @@
+"""Reprints by edit kind and a mirror with a live banner: the share of each row dropped.
+
+    python3 benchmarks/reprint_quality.py [--before CHECKOUT] [--count 60]
+
+Each row of ``portal.py`` is judged by a real ContentSeenPipeline on a memory index, two
+ways: as a stream (the stored pages first, then the row's pages in order: a portal's
+template shows from its third page on) and fresh (each case in an index of its own). Copy
+rows should be dropped (target: at least 97%, 95% for cut reprints), the rest kept (0
+dropped). ``--before`` names a checkout of an earlier revision (``git worktree add
+/tmp/before REV``): the same rows are judged by that revision's code in a subprocess, and
+printed beside. The helper's CPU per judged page is printed for both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import benchmarks.portal as portal  # noqa: E402  (before an earlier checkout's package)
+
+COPY_TARGET = {"cut": 0.95, "typical cut": 0.95}
+
+
+def judged(count: int) -> dict[str, dict[str, float]]:
+    """Per row and mode ("stream", "fresh"): the share dropped; and "cpu_ms" per page."""
+    from benchmarks.quality import Decider, stdlib_documents
+
+    results: dict[str, dict[str, float]] = {}
+    pages = 0
+    started = time.process_time()
+    for language, articles in (("zh", portal.chinese_news(count)),
+                               ("en", portal.english_news(count))):  # fmt: skip
+        rows = {name: make(articles) for name, make in portal.ROWS.items()}
+        if language == "en":
+            docs = [d for d in stdlib_documents() if len(d) >= 1500][:count]
+            rows["mirror"] = portal.mirror_cases(docs)
+        for name, cases in rows.items():
+            results[f"{language} {name}"] = {
+                "stream": _dropped(_stream(cases, Decider)),
+                "fresh": _dropped([_fresh(case, Decider) for case in cases]),
+            }
+            pages += 2 * len(cases)
+    results["cpu"] = {"ms_per_page": 1000 * (time.process_time() - started) / pages}
+    return results
+
+
+def _dropped(kept: list[bool]) -> float:
+    return sum(not k for k in kept) / len(kept) if kept else 0.0
+
+
+def _stream(cases: list[portal.Case], decider_type: type) -> list[bool]:
+    decider = decider_type(3, 0.8)
+    stored: set[str] = set()
+    for case in cases:
+        for key, text in case.stored:
+            if key not in stored:
+                stored.add(key)
+                decider.keeps(key, text)
+    kept = [decider.keeps(*case.page) for case in cases]
+    decider.close()
+    return kept
+
+
+def _fresh(case: portal.Case, decider_type: type) -> bool:
+    decider = decider_type(3, 0.8)
+    for key, text in case.stored:
+        decider.keeps(key, text)
+    kept = decider.keeps(*case.page)
+    decider.close()
+    return kept
+
+
+def before(checkout: Path, count: int) -> dict[str, dict[str, float]]:
+    """``judged`` by the code of ``checkout``, in a subprocess."""
+    code = (
+        "import sys, json; sys.path.insert(0, %r); import benchmarks.portal; "
+        "import benchmarks.quality; sys.path.insert(0, %r); "
+        "[sys.modules.pop(m) for m in list(sys.modules) if m.startswith('scrapy_simdedup')]; "
+        "import importlib; importlib.reload(benchmarks.quality); "
+        "from benchmarks.reprint_quality import judged; print(json.dumps(judged(%d)))"
+    ) % (str(ROOT), str(checkout.resolve()), count)
+    env = {**os.environ, "PYTHONPATH": ""}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True, timeout=3600)  # fmt: skip
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=60, help="articles per language")
+    parser.add_argument("--before", type=Path, help="a checkout of an earlier revision")
+    args = parser.parse_args()
+    earlier = before(args.before, args.count) if args.before else None
+    now = judged(args.count)
+    head = f"{'row':22} {'should be':9} {'dropped: stream':>15} {'fresh':>6}"
+    print(head + (f" {'before: stream':>15} {'fresh':>6}" if earlier else ""))
+    for row, shares in now.items():
+        if row == "cpu":
+            continue
+        kind = row.split(" ", 1)[1]
+        should = "copy" if kind in (*portal.COPY_KINDS, "mirror") else (
+            "either" if kind in portal.REPORT_KINDS else "kept")  # fmt: skip
+        line = f"{row:22} {should:9} {shares['stream']:15.1%} {shares['fresh']:6.1%}"
+        if earlier:
+            old = earlier.get(row, {"stream": float("nan"), "fresh": float("nan")})
+            line += f" {old['stream']:15.1%} {old['fresh']:6.1%}"
+        target = COPY_TARGET.get(kind, 0.97)
+        if should == "copy" and min(shares.values()) < target:
+            line += f"  below {target:.0%}"
+        if should == "kept" and max(shares.values()) > 0:
+            line += "  DISTINCT PAGES DROPPED"
+        print(line)
+    cpu = f"judging CPU per page: {now['cpu']['ms_per_page']:.2f} ms"
+    if earlier:
+        cpu += f" (before: {earlier['cpu']['ms_per_page']:.2f} ms)"
+    print(cpu)
+
+
+if __name__ == "__main__":
+    main()
