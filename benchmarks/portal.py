@@ -237,8 +237,7 @@ def digest_cases(articles: list[Article], size: int = 6) -> list[Case]:
         digest = "\n".join(a.text for a in group)
         stored = ((f"{NEWS_HOST}digest/{start}", digest),)
         cases += [
-            Case(stored, (f"{NEWS_HOST}a/{start + j}", a.text), False)
-            for j, a in enumerate(group)
+            Case(stored, (f"{NEWS_HOST}a/{start + j}", a.text), False) for j, a in enumerate(group)
         ]
     return cases
 

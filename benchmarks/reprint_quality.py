@@ -23,8 +23,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+CODE = os.environ.get("SIMDEDUP_BENCHMARK_CODE")  # the checkout judging, for --before
+if CODE:
+    sys.path.insert(0, CODE)
+    import scrapy_simdedup  # noqa: F401  (from the checkout, before anything imports it)
 
-import benchmarks.portal as portal  # noqa: E402  (before an earlier checkout's package)
+    sys.path.remove(CODE)
+
+from benchmarks import portal  # noqa: E402
 
 COPY_TARGET = {"cut": 0.95, "typical cut": 0.95}
 
@@ -80,16 +86,10 @@ def _fresh(case: portal.Case, decider_type: type) -> bool:
 
 def before(checkout: Path, count: int) -> dict[str, dict[str, float]]:
     """``judged`` by the code of ``checkout``, in a subprocess."""
-    code = (
-        "import sys, json; sys.path.insert(0, %r); import benchmarks.portal; "
-        "import benchmarks.quality; sys.path.insert(0, %r); "
-        "[sys.modules.pop(m) for m in list(sys.modules) if m.startswith('scrapy_simdedup')]; "
-        "import importlib; importlib.reload(benchmarks.quality); "
-        "from benchmarks.reprint_quality import judged; print(json.dumps(judged(%d)))"
-    ) % (str(ROOT), str(checkout.resolve()), count)
-    env = {**os.environ, "PYTHONPATH": ""}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, check=True, timeout=3600)  # fmt: skip
+    env = {**os.environ, "SIMDEDUP_BENCHMARK_CODE": str(checkout.resolve())}
+    command = [sys.executable, __file__, "--json", "--count", str(count)]
+    out = subprocess.run(command, capture_output=True, text=True, env=env, check=True,
+                         timeout=3600)  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -97,7 +97,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=60, help="articles per language")
     parser.add_argument("--before", type=Path, help="a checkout of an earlier revision")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.json:
+        import scrapy_simdedup
+
+        print(f"judged by {scrapy_simdedup.__file__}", file=sys.stderr)
+        print(json.dumps(judged(args.count)))
+        return
     earlier = before(args.before, args.count) if args.before else None
     now = judged(args.count)
     head = f"{'row':22} {'should be':9} {'dropped: stream':>15} {'fresh':>6}"
