@@ -19,6 +19,7 @@ Deterministic: the same seed gives the same pages.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -47,8 +48,9 @@ def chinese_news(count: int) -> list[Article]:
     for text in chinese_articles(1500, limit=2000):
         paragraphs = tuple(p for p in text.split("\n") if len(p) >= 30)
         if len(paragraphs) >= 5:
-            lead = paragraphs[0]
-            found.append(Article(lead[:18].rstrip("，。、；：") + "", paragraphs, chinese=True))
+            # A title of the lead's first words, its punctuation gone: not a sentence of it.
+            title = re.sub(r"[，。、；：！？“”]", "", paragraphs[0][:20])
+            found.append(Article(title, paragraphs, chinese=True))
         if len(found) == count:
             break
     return found
@@ -146,17 +148,26 @@ def change_characters(paragraphs: tuple[str, ...], rng: random.Random) -> tuple[
 
 
 def cut(paragraphs: tuple[str, ...], rng: random.Random) -> tuple[str, ...]:
-    """One to three paragraphs removed, never the lead, never half the article."""
+    """One to three paragraphs removed, never the lead, never half the article, never one
+    whose words the article repeats elsewhere (docstrings repeat their module's)."""
     most = max(1, min(3, len(paragraphs) // 3))
-    gone = set(rng.sample(range(1, len(paragraphs)), rng.randint(1, most)))
+    words = [set(p.split()) for p in paragraphs]
+    own = [
+        at for at in range(1, len(paragraphs))
+        if sum(words[at] <= other for other in words) == 1
+    ]  # fmt: skip
+    gone = set(rng.sample(own, min(len(own), rng.randint(1, most))))
     return tuple(p for i, p in enumerate(paragraphs) if i not in gone)
 
 
-def heavy_edit(paragraphs: tuple[str, ...], rng: random.Random) -> tuple[str, ...]:
-    """A rewrite: a third of the paragraphs replaced by others' and the rest reordered."""
+def heavy_edit(
+    paragraphs: tuple[str, ...], others: list[Article], rng: random.Random
+) -> tuple[str, ...]:
+    """A rewrite: a third of the paragraphs replaced by other articles' and the rest
+    reordered (it adds what it took in: kept or dropped, either is right)."""
     edited = list(paragraphs)
     for at in rng.sample(range(len(edited)), max(1, len(edited) // 3)):
-        edited[at] = edited[at][::-1]
+        edited[at] = rng.choice(rng.choice(others).paragraphs)
     rng.shuffle(edited)
     return tuple(edited)
 
@@ -187,7 +198,7 @@ def reprint(article: Article, others: list[Article], kind: str, rng: random.Rand
     if kind in ("cut", "typical cut"):
         paragraphs = cut(paragraphs, rng)
     if kind == "heavy":
-        paragraphs = heavy_edit(paragraphs, rng)
+        paragraphs = heavy_edit(paragraphs, others, rng)
     if kind in ("chrome", "typical", "typical cut"):
         lines_top, lines_bottom = portal_chrome(article, others, rng)
     if kind in ("editor line", "typical", "typical cut"):

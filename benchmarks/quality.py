@@ -29,6 +29,7 @@ import inspect
 import pkgutil
 import random
 import sys
+import sysconfig
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
 from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
 
 HEADER = f"{'k':>2} {'confirm':>7} {'test':6} {'precision':>9} {'recall':>7} {'F1':>7}  false drops"
+STDLIB = sysconfig.get_paths()["stdlib"]
 EN_BOILERPLATE = "Copyright 2024 Example Mirror. All rights reserved. Privacy policy. Contact us."
 ZH_BOILERPLATE = "版权所有 本网站 未经授权禁止转载 联系我们 广告服务"
 
@@ -65,8 +67,9 @@ def stdlib_documents(min_chars: int = 800) -> list[str]:
         for info in sorted(pkgutil.iter_modules(), key=lambda m: m.name):
             if info.name.startswith("_") or info.name in ("antigravity", "this", "idlelib"):
                 continue
-            if "site-packages" in str(getattr(info.module_finder, "path", "")):
-                continue
+            where = str(getattr(info.module_finder, "path", ""))
+            if "site-packages" in where or not where.startswith(STDLIB):
+                continue  # never a module of the script's own folder, or of the cwd
             try:
                 module = importlib.import_module(info.name)
             except Exception:  # any module that does not import is skipped

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         UrlNotCheckedError,
     )
     from scrapy_simdedup.fingerprint.keywords import keyword_fingerprint, top_keywords
+    from scrapy_simdedup.fingerprint.maincontent import main_text
     from scrapy_simdedup.fingerprint.nshash import SentenceGroups, sentence_hashes
     from scrapy_simdedup.fingerprint.pagetext import decode_page, page_text
     from scrapy_simdedup.fingerprint.simhash import (
@@ -79,6 +80,7 @@ _EXPORTS = {
     "open_index": "scrapy_simdedup.index.opening",
     "open_stored_index": "scrapy_simdedup.index.opening",
     "page_text": "scrapy_simdedup.fingerprint.pagetext",
+    "main_text": "scrapy_simdedup.fingerprint.maincontent",
     "repair_index": "scrapy_simdedup.index.maintenance",
     "reset_index": "scrapy_simdedup.index.maintenance",
     "sentence_hashes": "scrapy_simdedup.fingerprint.nshash",
@@ -138,6 +140,7 @@ __all__ = [
     "fingerprint_text",
     "hamming_distance",
     "keyword_fingerprint",
+    "main_text",
     "open_index",
     "open_stored_index",
     "page_text",

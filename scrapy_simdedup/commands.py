@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.config import SimDedupConfig
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.index.location import StoreLocation
+    from scrapy_simdedup.judges.confirmation import Confirmation
     from scrapy_simdedup.judges.verdict import Verdict
 
 ACTIONS = ("check", "inspect", "query", "report", "repair", "reset")
@@ -231,7 +232,7 @@ def _print_text_query(
     done = judge.fingerprinted(text)
     verdict = judge.judge(done, key, record=False)
     print(f"verdict: {describe_verdict(verdict)}")
-    fingerprint, template = done.fingerprint, judge.template_of(done, key)
+    fingerprint, templates = done.fingerprint, judge.templates(done, key)
     if fingerprint.simhash is None:
         print("text: too short for a SimHash; compared by exact hash")
         return
@@ -241,9 +242,10 @@ def _print_text_query(
     if owner:
         print(f"  exactly the text of {owner}: a copy, would be dropped")
     if not matches:
-        matches = judge.sentence_candidates(done, key, template)
+        matches = judge.sentence_candidates(done, key, templates.skipped_sentences)
         print(f"sentences: {len(matches)} stored pages share one of its longest sentences")
     for match in matches[:MAX_LISTED]:
+        template = templates.of(match.key)
         confirmation = confirm(done, match.payload, config.confirm_similarity, template)
         if confirmation.copy:
             said = "confirmed: a copy, would be dropped"
@@ -257,6 +259,17 @@ def _print_text_query(
         else:
             said = f"not confirmed (similarity {confirmation.similarity:.2f}): would be kept"
         print(f"  {match.distance} bits  {match.key}  {said}")
+        print(f"    {judged_words(confirmation)}")
+
+
+def judged_words(confirmation: Confirmation) -> str:
+    """What the page's words were judged to be, against one stored page."""
+    return (
+        f"content {confirmation.content_words} words ({confirmation.novel_words} the stored "
+        f"page lacks, {confirmation.covers:.0%} of its content held), chrome "
+        f"{confirmation.chrome_words}, template {confirmation.template_words}; the stored "
+        f"page has {confirmation.lacking_words} content words this one lacks"
+    )
 
 
 def describe_verdict(verdict: Verdict) -> str:

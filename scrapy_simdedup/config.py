@@ -28,6 +28,7 @@ _KINDS = {bool: "True or False", int: "a whole number", float: "a number", tuple
 CJK_MODES = ("jieba", "bigrams")
 URL_MODES = ("adaptive", "strict", "off")
 HTML_MODES = ("auto", "html", "text")  # SIMDEDUP_CONTENT_HTML: are str fields HTML?
+HTML_CONTENTS = ("main", "page")  # SIMDEDUP_HTML_CONTENT: what of an HTML field is judged
 WEIGHTINGS = ("tf", "idf")
 MAX_URL_DISTANCE = 6
 """Strict mode's bound: beyond 6 bits (about 90% similarity) URLs of different pages meet."""
@@ -43,6 +44,7 @@ class SimDedupConfig:
     reset: bool = False
     content_fields: tuple[str, ...] = ("title", "text")
     content_html: str = "auto"
+    html_content: str = "main"
     key_field: str = "url"
     content_max_distance: int = 3
     drop: bool = True
@@ -80,6 +82,7 @@ class SimDedupConfig:
         _choice("SIMDEDUP_CJK", self.cjk, CJK_MODES)
         _choice("SIMDEDUP_WEIGHTING", self.weighting, WEIGHTINGS)
         _choice("SIMDEDUP_CONTENT_HTML", self.content_html, HTML_MODES)
+        _choice("SIMDEDUP_HTML_CONTENT", self.html_content, HTML_CONTENTS)
         _range("SIMDEDUP_CONTENT_MAX_DISTANCE", self.content_max_distance, 0, MAX_DISTANCE)
         _range("SIMDEDUP_CONFIRM_SIMILARITY", self.confirm_similarity, 0.0, 1.0)
         _range("SIMDEDUP_MAX_TEXT_CHARS", self.max_text_chars, 1_000, 100_000_000)

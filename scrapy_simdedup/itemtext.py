@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import UndecodablePageError
+from scrapy_simdedup.fingerprint.maincontent import main_text
 from scrapy_simdedup.fingerprint.markup import looks_like_html
 from scrapy_simdedup.fingerprint.pagetext import page_text
 
@@ -40,9 +41,16 @@ class ItemText:
 
 
 def item_text(
-    adapter: ItemAdapter, fields: tuple[str, ...], max_chars: int, html: str = "auto"
+    adapter: ItemAdapter,
+    fields: tuple[str, ...],
+    max_chars: int,
+    html: str = "auto",
+    *,
+    main: bool = False,
 ) -> ItemText:
-    """``html``: "auto" (str fields that look like HTML are HTML), "html" or "text"."""
+    """``html``: "auto" (str fields that look like HTML are HTML), "html" or "text";
+    ``main``: an HTML field is judged by its main content (``main_text``), not all of its
+    readable text."""
     parts: list[str] = []
     reasons: list[str] = []
     sources: list[str] = []
@@ -50,7 +58,7 @@ def item_text(
         value = adapter.get(name)
         if value is None:
             continue
-        text, reason = _field_text(value, max_chars, html)
+        text, reason = _field_text(value, max_chars, html, main)
         if reason:
             reasons.append(reason)
         elif text.strip():
@@ -75,14 +83,15 @@ def _title_alone(fields: tuple[str, ...], sources: list[str], parts: list[str]) 
     )
 
 
-def _field_text(value: object, max_chars: int, html: str) -> tuple[str, str | None]:
+def _field_text(value: object, max_chars: int, html: str, main: bool) -> tuple[str, str | None]:
+    reduce = main_text if main else page_text
     try:
         if isinstance(value, str):
             if html == "html" or (html == "auto" and looks_like_html(value)):
-                return page_text(value[: max_chars * HTML_PER_TEXT_CHAR]), None
+                return reduce(value[: max_chars * HTML_PER_TEXT_CHAR]), None
             return value, None
         if isinstance(value, bytes):
-            return page_text(value[: max_chars * HTML_PER_TEXT_CHAR]), None
+            return reduce(value[: max_chars * HTML_PER_TEXT_CHAR]), None
         if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
             return "\n".join(value), None
     except UndecodablePageError as exc:

@@ -169,7 +169,9 @@ class ContentSeenPipeline:
         self._stats.inc_value(keys.CONTENT_CHECKED)
         config = self.config
         fields, html = config.content_fields, config.content_html
-        found = item_text(adapter, fields, config.max_text_chars, html)
+        found = item_text(
+            adapter, fields, config.max_text_chars, html, main=config.html_content == "main"
+        )
         if found.skipped:
             self._stats.inc_value(keys.content_skipped(found.skipped))
             if found.skipped == MISSING_CONTENT_FIELDS:

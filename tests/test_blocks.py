@@ -68,7 +68,10 @@ def test_blocks_round_trip_and_malformed_bytes_are_none() -> None:
     assert blocks_from_bytes(blocks_to_bytes(())) == ()
 
 
-EDGE = (Block(2**64 - 1, 0, 2**64 - 1, 0xFFFF), Block(0, 2**64 - 1, 0, 4))
+EDGE = (
+    Block(2**64 - 1, 0, 2**64 - 1, 0x7FFF, 2**64 - 1, chrome=True),
+    Block(0, 2**64 - 1, 0, 4),
+)
 
 
 @pytest.mark.parametrize(
@@ -111,7 +114,8 @@ def test_block_counts_are_per_host_capped_and_kept_in_the_store(tmp_path: Path) 
         for _ in range(MAX_COUNT + 5):
             counts.count_page("busy.example", [7])
     with open_index(tmp_path / "pages") as index:  # a later run knows them
-        assert index.blocks.counts("shop.example", [1, 2]) == {1: TEMPLATE_PAGES, 2: 2}
+        counted = index.blocks.counts("shop.example", [1, 2])
+        assert counted == {1: TEMPLATE_PAGES, 2: TEMPLATE_PAGES - 1}
         assert index.blocks.counts("busy.example", [7]) == {7: MAX_COUNT}
         assert len(index) == 0  # counts are no pages
 
@@ -133,3 +137,34 @@ def test_block_counts_are_bounded_per_host_and_per_store(
         for _ in range(TEMPLATE_PAGES):
             counts.count_page("a.example", range(1, 10))  # counted blocks go on counting
         assert counts.template("a.example", range(1, 10)) == frozenset(known)
+
+
+def test_a_payload_stored_before_masked_hashes_reads_as_exact_and_no_chrome() -> None:
+    # Pages stored before the chrome work hold blocks of 26 bytes and a plain count.
+    import struct
+
+    old = [(11, 12, 13, 5), (21, 22, 23, 40)]
+    raw = struct.pack("<H", len(old)) + b"".join(struct.pack("<QQQH", *b) for b in old)
+    packed = PackedBlocks.of(raw)
+    assert packed is not None and len(packed) == 2
+    assert tuple(packed) == (Block(11, 12, 13, 5), Block(21, 22, 23, 40))
+    assert packed.exacts == (11, 21) and packed.templates == (11, 21)
+    assert packed.chrome == (False, False)
+    assert PackedBlocks.of(raw[:-1]) is None
+
+
+def test_a_banner_differing_in_its_figures_is_one_template_block_and_chrome_is_flagged() -> None:
+    pages = [
+        f"Snapshot {n} of the archive, taken 2026-0{n}-1{n} at 0{n}:3{n} by the crawler.\n"
+        f"{SENTENCE} number {n}.\nEdited by Jane Smith.\n"
+        for n in range(1, 4)
+    ]
+    blocks = [text_blocks(page, seed=5) for page in pages]
+    banners = [page_blocks[0] for page_blocks in blocks]
+    assert len({b.exact for b in banners}) == 3  # compared as they stand: three sentences
+    assert len({b.template_hash for b in banners}) == 1  # counted as one template block
+    assert [b.chrome for b in blocks[0]] == [False, False, True]
+    packed = PackedBlocks.of(blocks_to_bytes(blocks[0]))
+    assert packed is not None and packed.chrome == (False, False, True)
+    assert packed.templates == tuple(b.template_hash for b in blocks[0])
+    assert packed.exacts[2] == packed.templates[2]  # no figures: its exact hash

@@ -61,6 +61,10 @@ def test_values_are_read_with_their_types() -> None:
             {"SIMDEDUP_CONTENT_HTML": "yes"},
             "SIMDEDUP_CONTENT_HTML must be one of 'auto', 'html', 'text'; got 'yes'",
         ),
+        (
+            {"SIMDEDUP_HTML_CONTENT": "article"},
+            "SIMDEDUP_HTML_CONTENT must be one of 'main', 'page'; got 'article'",
+        ),
         ({"SIMDEDUP_DIR": ""}, "SIMDEDUP_DIR must be a non-empty path"),
         ({"SIMDEDUP_DIR": 5}, "SIMDEDUP_DIR must be a string, got 5"),
         ({"SIMDEDUP_CONTENT_MAX_DISTANSE": 2}, "did you mean SIMDEDUP_CONTENT_MAX_DISTANCE"),

@@ -15,6 +15,7 @@ from scrapy.utils.test import get_crawler
 
 from benchmarks.corpora import chinese_articles, english_articles
 from scrapy_simdedup.errors import SettingError, StoreError
+from scrapy_simdedup.fingerprint.chrome import without_chrome
 from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
@@ -149,7 +150,9 @@ def test_a_copy_far_in_simhash_is_found_by_its_prose_sentences(tmp_path: Path) -
 
 
 def _far(original: str, copy: str, seed: int) -> bool:
-    return hamming_distance(simhash(original, seed=seed), simhash(copy, seed=seed)) > 3
+    """More than k bits apart as the judge fingerprints them (chrome lines left out)."""
+    first, second = without_chrome(original), without_chrome(copy)
+    return hamming_distance(simhash(first, seed=seed), simhash(second, seed=seed)) > 3
 
 
 def test_html_fields_are_reduced_to_text() -> None:
@@ -178,10 +181,10 @@ def test_annotate_mode_keeps_copies_and_names_the_cluster() -> None:
 
 
 def test_the_verdict_log_has_one_line_per_drop_annotation_and_doubt(tmp_path: Path) -> None:
-    words = ARTICLE.split(" ")
-    # One word in 40 replaced: a candidate whose estimated similarity stays well under 0.95
-    # whatever the store's seed (0.63-0.88 over 60 seeds; one in 60 words reached 0.95+).
-    edited = " ".join("banana" if at % 40 == 7 else word for at, word in enumerate(words))
+    # A doubt: the first third of the article, a small part of the stored page (not its
+    # copy), found by a shared sentence or its SimHash, and similar well under 0.95.
+    lines = ARTICLE.split("\n")
+    edited = "\n".join(lines[: len(lines) // 3])
     # The reprint is found by its SimHash only where it lands within k bits, which depends
     # on the store's seed (a far one is found by its sentences): the store is made with the
     # first seed that puts it near, so the test does not depend on a random draw.
@@ -416,7 +419,13 @@ def test_prose_quoting_tags_is_kept_whole_and_judged_on_all_of_it() -> None:
             assert pipeline.process_item(item) is item
         with pytest.raises(NearDuplicateItem):  # judged on all of its text
             pipeline.process_item({"url": "https://copy.example/0", "text": first})
-    with opened_pipeline({"SIMDEDUP_CONTENT_HTML": "html"}) as pipeline:
+    as_page = {"SIMDEDUP_CONTENT_HTML": "html", "SIMDEDUP_HTML_CONTENT": "page"}
+    with opened_pipeline(as_page) as pipeline:
         pipeline.process_item({"url": "https://ref.example/0", "text": first})
         with pytest.raises(NearDuplicateItem):  # said to be HTML: cut at <header>
             pipeline.process_item({"url": "https://ref.example/1", "text": second})
+    with opened_pipeline({"SIMDEDUP_CONTENT_HTML": "html"}) as pipeline:
+        # The main-content extractor reads past a stray tag: both pages are kept.
+        for n, text in enumerate((first, second)):
+            item = {"url": f"https://ref.example/{n}", "text": text}
+            assert pipeline.process_item(item) is item

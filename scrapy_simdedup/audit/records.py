@@ -15,9 +15,12 @@ Every line has ``event``, ``time`` (UTC, ISO 8601, milliseconds) and the page it
 * Content lines with a confirmation add ``similarity`` (estimated Jaccard similarity of
   3-token shingles), ``direction`` (``page_in_stored``, ``stored_in_page`` or
   ``partial``), ``contained`` (share of the page in the stored one), ``contains`` (the
-  reverse), ``length_ratio``, ``novel_words`` (words of the page's own sentences the
-  stored page lacks) and ``lacking_words`` (the reverse; counted once ``novel_words``
-  reach 20).
+  reverse), ``length_ratio``, ``novel_words`` (words of the page's content the stored
+  page lacks, neither as they are nor edited), ``lacking_words`` (the reverse), ``covers``
+  (the share of the stored page's content the page holds), and what the page's words were
+  judged to be: ``content_words``, ``chrome_words`` (source / time / views lines, notices,
+  editor lines, share and previous/next links) and ``template_words`` (its host's
+  template, learned with volatile tokens masked).
 * ``url_skipped``: ``url`` skipped before download on a ``rule`` (``mirror``, ``pattern``,
   ``trap``, ``strict``; ``rule_name`` says which), betting on ``counterpart`` (none for a
   trap). ``url_reissued``: a parked ``url`` sent again, ``why`` (``counterpart_failed``,
@@ -70,6 +73,10 @@ def content_record(verdict: Verdict, event: str) -> Record:
             length_ratio=round(confirmation.length_ratio, 4),
             novel_words=confirmation.novel_words,
             lacking_words=confirmation.lacking_words,
+            covers=round(confirmation.covers, 4),
+            content_words=confirmation.content_words,
+            chrome_words=confirmation.chrome_words,
+            template_words=confirmation.template_words,
         )
     return record
 

@@ -12,8 +12,16 @@ edited keeps a near SimHash when it is long, and most of its word bits when it i
 (``similar_words``). A page keeps at most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS``
 words or more, in text order, from its first ``MAX_BLOCK_CHARS`` characters.
 
+Each block also carries ``masked``, the exact hash of its text with volatile tokens masked
+(``volatile.py``: a banner's timestamp or view count), which is what a host's template is
+counted by, and ``chrome``, set for the lines of page chrome (``chrome.py``: a source /
+time / views line, a copyright notice, an editor line), which a page never "adds".
+
 Serialised after the sketch in a stored page's payload: a uint16 count, then per block its
-exact hash, SimHash and word set (uint64) and its word count (uint16), little-endian.
+exact hash, SimHash and word set (uint64) and its word count (uint16), little-endian. Since
+the chrome work the count has its top bit set, and each block holds its masked hash
+(uint64) after the word set, and its chrome flag as the top bit of the word count; pages
+stored before are read with their exact hash as the masked one and no chrome.
 """
 
 from __future__ import annotations
@@ -28,8 +36,10 @@ from typing import overload
 
 import mmh3
 
+from scrapy_simdedup.fingerprint.chrome import is_chrome
 from scrapy_simdedup.fingerprint.nshash import split_sentences
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
+from scrapy_simdedup.fingerprint.volatile import masked
 
 MAX_BLOCKS = 256
 MAX_BLOCK_CHARS = 50_000
@@ -47,7 +57,10 @@ NEAR_BITS = 12
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _WORD = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")  # a CJK character is a word of its own
 _COUNT = struct.Struct("<H")
-_BLOCK = struct.Struct("<QQQH")
+_OLD_BLOCK = struct.Struct("<QQQH")  # pages stored before masked hashes and chrome
+_BLOCK = struct.Struct("<QQQQH")
+_MARKED = 0x8000  # in the count: blocks of the current layout; in a block's words: chrome
+_MAX_WORDS = 0x7FFF
 MAX_WORDSET_WORDS = 32
 """Up to this many words, word sets tell an edited sentence (most bits in common) from
 another sentence; beyond, their 64 bits fill up, and the SimHash decides."""
@@ -57,12 +70,20 @@ MIN_WORDSET_SHARE = 0.6
 @dataclass(frozen=True, slots=True)
 class Block:
     """One sentence of a page: its exact hash, the SimHash and set of its words, its word
-    count."""
+    count; the exact hash of its masked text (0: the same as ``exact``), and whether it is
+    a line of page chrome."""
 
     exact: int
     simhash: int
     wordset: int
     words: int
+    masked: int = 0
+    chrome: bool = False
+
+    @property
+    def template_hash(self) -> int:
+        """What the block is counted by in its host's template."""
+        return self.masked or self.exact
 
     def similar_words(self, other: Block) -> bool:
         """Short sentences sharing most of their words (a Jaccard share of their bits)."""
@@ -82,44 +103,59 @@ def text_blocks(text: str, seed: int, *, split: list[str] | None = None) -> tupl
     """The page's blocks of ``MIN_BLOCK_WORDS`` words or more (at most ``MAX_BLOCKS``): its
     sentences, and runs of shorter lines between them, a few lines to a block (``RUN_ENDS``:
     a table's cells, a list of ingredients, a timetable: what tells such pages apart).
-    ``split``: ``split_sentences(text)``, when the caller has it."""
+    Chrome is told line by line (a disclaimer is one line of several sentences); ``split``
+    is accepted for callers that have ``split_sentences(text)``, and not needed."""
     sentences: list[str] = []
     words: list[list[str]] = []
+    chrome: list[bool] = []
     run: list[str] = []
     run_words: list[str] = []
+    run_chrome = True
 
     def close_run() -> None:
+        nonlocal run_chrome
         if len(run_words) >= MIN_BLOCK_WORDS:
             sentences.append(" ".join(run))
             words.append(list(run_words))
+            chrome.append(run_chrome)
         run.clear()
         run_words.clear()
+        run_chrome = True
 
-    if split is None or len(text) > MAX_BLOCK_CHARS:
-        split = split_sentences(text[:MAX_BLOCK_CHARS])
-    for sentence in split:
-        found = _WORD.findall(sentence.lower())
-        if len(found) >= MIN_BLOCK_WORDS:
-            close_run()
-            sentences.append(sentence)
-            words.append(found)
-        elif found:
-            run.append(sentence)
-            run_words.extend(found)
-            if len(run_words) >= MIN_BLOCK_WORDS and _ends_run(sentence, seed):
+    for line in text[:MAX_BLOCK_CHARS].splitlines():
+        line_is_chrome = is_chrome(line) if line.strip() else False
+        for sentence in split_sentences(line):
+            found = _WORD.findall(sentence.lower())
+            if len(found) >= MIN_BLOCK_WORDS:
                 close_run()
+                sentences.append(sentence)
+                words.append(found)
+                chrome.append(line_is_chrome)
+            elif found:
+                run.append(sentence)
+                run_words.extend(found)
+                run_chrome = run_chrome and line_is_chrome
+                if len(run_words) >= MIN_BLOCK_WORDS and _ends_run(sentence, seed):
+                    close_run()
+            if len(sentences) >= MAX_BLOCKS:
+                break
         if len(sentences) >= MAX_BLOCKS:
             break
     else:
         close_run()
-    del sentences[MAX_BLOCKS:], words[MAX_BLOCKS:]
+    del sentences[MAX_BLOCKS:], words[MAX_BLOCKS:], chrome[MAX_BLOCKS:]
     if not sentences:
         return ()
     prints = _word_prints(words, seed)
-    return tuple(
-        Block(_sentence_hash(s, seed), simhash, wordset, len(w))
-        for s, (simhash, wordset), w in zip(sentences, prints, words, strict=True)
-    )
+    blocks = []
+    for sentence, (simhash, wordset), found, is_line_chrome in zip(
+        sentences, prints, words, chrome, strict=True
+    ):
+        exact = _sentence_hash(sentence, seed)
+        mask = masked(sentence)
+        masked_hash = _sentence_hash(mask, seed) if mask != sentence else 0
+        blocks.append(Block(exact, simhash, wordset, len(found), masked_hash, is_line_chrome))
+    return tuple(blocks)
 
 
 def _ends_run(line: str, seed: int) -> bool:
@@ -152,9 +188,20 @@ def _word_prints(blocks: list[list[str]], seed: int) -> list[tuple[int, int]]:
 
 def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
     body = b"".join(
-        _BLOCK.pack(b.exact, b.simhash, b.wordset, min(b.words, 0xFFFF)) for b in blocks
+        _BLOCK.pack(
+            b.exact,
+            b.simhash,
+            b.wordset,
+            b.masked,
+            min(b.words, _MAX_WORDS) | (_MARKED if b.chrome else 0),
+        )
+        for b in blocks
     )
-    return _COUNT.pack(len(blocks)) + body
+    return _COUNT.pack(len(blocks) | _MARKED) + body
+
+
+def _block_of(exact: int, simhash: int, wordset: int, masked: int, words: int) -> Block:
+    return Block(exact, simhash, wordset, words & _MAX_WORDS, masked, bool(words & _MARKED))
 
 
 def blocks_from_bytes(raw: bytes) -> tuple[Block, ...] | None:
@@ -173,12 +220,22 @@ class PackedBlocks(Sequence[Block]):
     and most pages are never compared with another (issue 15).
     """
 
-    __slots__ = ("_decoded", "_exacts", "raw")
+    __slots__ = ("_decoded", "_exacts", "_templates", "raw")
 
     def __init__(self, raw: bytes, decoded: tuple[Block, ...] | None = None) -> None:
         self.raw = raw  # as ``blocks_to_bytes`` wrote it: bytes from elsewhere go by ``of``
         self._decoded = decoded
         self._exacts: tuple[int, ...] | None = None
+        self._templates: tuple[int, ...] | None = None
+
+    @property
+    def _current(self) -> bool:
+        """Written in the current layout (masked hashes and chrome flags)."""
+        return bool(_COUNT.unpack_from(self.raw)[0] & _MARKED)
+
+    @property
+    def _size(self) -> int:
+        return _BLOCK.size if self._current else _OLD_BLOCK.size
 
     @classmethod
     def of(cls, raw: bytes) -> PackedBlocks | None:
@@ -187,7 +244,8 @@ class PackedBlocks(Sequence[Block]):
         if len(raw) < _COUNT.size:
             return None
         (count,) = _COUNT.unpack_from(raw)
-        if len(raw) != _COUNT.size + count * _BLOCK.size:
+        size = _BLOCK.size if count & _MARKED else _OLD_BLOCK.size
+        if len(raw) != _COUNT.size + (count & ~_MARKED) * size:
             return None
         return cls(raw)
 
@@ -202,18 +260,46 @@ class PackedBlocks(Sequence[Block]):
             if self._decoded is not None:
                 self._exacts = tuple(block.exact for block in self._decoded)
             else:
-                self._exacts = _exacts_layout(len(self)).unpack_from(self.raw, _COUNT.size)
+                layout = _field_layout(len(self), self._size, 0)
+                self._exacts = layout.unpack_from(self.raw, _COUNT.size)
         return self._exacts
+
+    @property
+    def templates(self) -> tuple[int, ...]:
+        """Each block's ``template_hash``, in order: what its host's template counts."""
+        if self._templates is None:
+            if self._decoded is not None:
+                self._templates = tuple(block.template_hash for block in self._decoded)
+            elif not self._current:
+                self._templates = self.exacts
+            else:
+                layout = _field_layout(len(self), self._size, 24)
+                masks = layout.unpack_from(self.raw, _COUNT.size)
+                self._templates = tuple(m or e for m, e in zip(masks, self.exacts, strict=True))
+        return self._templates
+
+    @property
+    def chrome(self) -> tuple[bool, ...]:
+        """Whether each block is a line of page chrome, in order."""
+        if self._decoded is not None:
+            return tuple(block.chrome for block in self._decoded)
+        if not self._current:
+            return (False,) * len(self)
+        words = _words_layout(len(self)).unpack_from(self.raw, _COUNT.size)
+        return tuple(bool(w & _MARKED) for w in words)
 
     def decoded(self) -> tuple[Block, ...]:
         """The ``Block`` objects (made once)."""
         if self._decoded is None:
-            fields = _BLOCK.iter_unpack(memoryview(self.raw)[_COUNT.size :])
-            self._decoded = tuple(Block(*each) for each in fields)
+            body = memoryview(self.raw)[_COUNT.size :]
+            if self._current:
+                self._decoded = tuple(_block_of(*each) for each in _BLOCK.iter_unpack(body))
+            else:
+                self._decoded = tuple(Block(*each) for each in _OLD_BLOCK.iter_unpack(body))
         return self._decoded
 
     def __len__(self) -> int:
-        return (len(self.raw) - _COUNT.size) // _BLOCK.size
+        return (len(self.raw) - _COUNT.size) // self._size
 
     @overload
     def __getitem__(self, index: int) -> Block: ...
@@ -238,6 +324,13 @@ class PackedBlocks(Sequence[Block]):
 
 
 @lru_cache(maxsize=MAX_BLOCKS + 1)
-def _exacts_layout(count: int) -> struct.Struct:
-    """Reads the first field (the exact hash) of ``count`` packed blocks."""
-    return struct.Struct("<" + f"Q{_BLOCK.size - 8}x" * count)
+def _words_layout(count: int) -> struct.Struct:
+    """Reads the word count (and chrome flag) of each of ``count`` current blocks."""
+    return struct.Struct("<" + f"{_BLOCK.size - 2}xH" * count)
+
+
+@lru_cache(maxsize=4 * (MAX_BLOCKS + 1))
+def _field_layout(count: int, size: int, offset: int) -> struct.Struct:
+    """Reads the uint64 at ``offset`` of each of ``count`` packed blocks of ``size`` bytes."""
+    skip = f"{offset}x" if offset else ""
+    return struct.Struct("<" + f"{skip}Q{size - offset - 8}x" * count)

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from scrapy_simdedup.errors import TextTooShortError
 from scrapy_simdedup.fingerprint.blocks import PackedBlocks, text_blocks
+from scrapy_simdedup.fingerprint.chrome import without_chrome
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes, split_sentences
 from scrapy_simdedup.fingerprint.sketch import Sketch
-from scrapy_simdedup.fingerprint.textprint import TextFingerprint, fingerprint_text
+from scrapy_simdedup.fingerprint.textprint import TextFingerprint, exact_hash, fingerprint_text
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
 
@@ -33,14 +34,18 @@ def payload_of(sketch: Sketch | None, blocks: PackedBlocks) -> bytes:
 def fingerprinted(
     text: str, tokenizer: Tokenizer, seed: int, *, exact: int | None = None
 ) -> Fingerprinted:
-    """The work itself, the same in either process (``exact``: see ``fingerprint_text``)."""
+    """The work itself, the same in either process (``exact``: see ``fingerprint_text``).
+    The SimHash, sketch and longest sentences leave the page's chrome lines out (see
+    ``chrome.py``); the exact hash and the blocks are of the whole text."""
+    if exact is None:
+        exact = exact_hash(text, seed)
+    content = without_chrome(text)
     fingerprint = fingerprint_text(
-        text, tokenizer=tokenizer, seed=seed, with_sketch=True, exact=exact
+        content, tokenizer=tokenizer, seed=seed, with_sketch=True, exact=exact
     )
-    split = split_sentences(text)  # once, for nshash and the blocks
     try:
-        sentences = sentence_hashes(text, seed=seed, split=split)
+        sentences = sentence_hashes(content, seed=seed, split=split_sentences(content))
     except TextTooShortError:
         sentences = frozenset()
-    blocks = PackedBlocks.pack(text_blocks(text, seed, split=split))
+    blocks = PackedBlocks.pack(text_blocks(text, seed))
     return Fingerprinted(fingerprint, sentences, blocks, payload_of(fingerprint.sketch, blocks))

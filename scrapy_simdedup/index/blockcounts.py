@@ -8,8 +8,11 @@ templates its earlier runs and other workers saw:
     b                               ->  blocks counted in the store, 4 bytes
 
 A page is counted once, when it is stored as new: a template is what a host's distinct pages
-share, so copies are not counted (a mirror's copies are judged with their original's host's
-template as well). Counts never decrease: a page released by a later pipeline leaves them.
+share. Of a copy only the blocks it adds to its original are counted (a mirror's banner, a
+portal's editor line: its chrome), never the content it copies. Blocks are counted by their
+text with volatile tokens masked (``fingerprint/volatile.py``), so a banner whose timestamp
+or visit counter changes on every request is one block. Counts never decrease: a page
+released by a later pipeline leaves them.
 
 Bounded: a host counts at most ``MAX_HOST_BLOCKS`` distinct blocks and the store at most
 ``MAX_STORE_BLOCKS``; beyond, blocks already counted go on being counted and new ones are
@@ -34,8 +37,10 @@ if TYPE_CHECKING:
 MAX_COUNT = 255
 MAX_HOST_BLOCKS = 20_000
 MAX_STORE_BLOCKS = 2_000_000
-TEMPLATE_PAGES = 3
-"""A block on this many stored pages of a host is part of its template, not content."""
+TEMPLATE_PAGES = 2
+"""A block on this many stored pages of a host is part of its template, not content: met
+again on a third page, it is the site's (a banner, a delivery block), so a mirror's banner
+is its template from its third page on."""
 
 
 class BlockCounts:

@@ -108,7 +108,7 @@ class ContentJudge:
             copied = next(((m, c) for m, c in more if c.copy), None)
             found = replace(found, added=again.added, claimed=again.claimed)
         if record:
-            self._record(done, key, payload, templates, found, copy=bool(copied))
+            self._record(done, key, payload, templates, found, copied=copied[1] if copied else None)
         if copied is not None:
             match, confirmation = copied
             return Verdict(key, match.key, match.distance, found.by, confirmation)
@@ -143,11 +143,11 @@ class ContentJudge:
                 return _Candidates("simhash", [], added=False, revisit=True)
             if matches:
                 return _Candidates("simhash", matches, added=False)
-            owners = self.sentence_candidates(done, key, templates.own)
+            owners = self.sentence_candidates(done, key, templates.skipped_sentences)
             return _Candidates("sentences", owners, added=False)
         # One atomic step: of two racing copies (on two workers of one shared store), the
         # later sees the earlier, near by SimHash or owning one of its sentences.
-        own = done.sentences - templates.own
+        own = done.sentences - templates.skipped_sentences
         result = self.index.query_or_add(simhash, key, payload, own)
         if any(match.key == key for match in result.matches):
             return _Candidates("simhash", [], result.added, result.claimed, revisit=True)
@@ -174,7 +174,7 @@ class ContentJudge:
         pages each time)."""
         simhash = done.fingerprint.simhash
         assert simhash is not None
-        own = done.sentences - templates.own
+        own = done.sentences - templates.skipped_sentences
         passed_by = {match.key for match in judged}
         more: list[tuple[Match, Confirmation]] = []
         again = QueryOrAdd([], added=False)
@@ -206,16 +206,16 @@ class ContentJudge:
             first = self.index.exact_owner(exact)
         return Verdict(key, first, found_by="exact", revisit=first == key, exact_fallback=True)
 
-    def template_of(self, done: Fingerprinted, key: str | None) -> frozenset[int]:
+    def templates(self, done: Fingerprinted, key: str | None) -> PageTemplates:
         """The page's blocks that its site's template holds (learned from stored pages)."""
-        return PageTemplates(self.index.blocks, done.blocks, key).own
+        return PageTemplates(self.index.blocks, done.blocks, key)
 
     def sentence_candidates(
-        self, done: Fingerprinted, key: str | None, template: frozenset[int] = frozenset()
+        self, done: Fingerprinted, key: str | None, skipped: frozenset[int] = frozenset()
     ) -> list[Match]:
-        """The stored pages that share one of the page's longest sentences (nshash); its
-        host's template sentences find no candidates."""
-        shared = self.index.sentence_owners(done.sentences - template)
+        """The stored pages that share one of the page's longest sentences (nshash), but
+        for ``skipped`` (its host's template and its chrome, which find no candidates)."""
+        shared = self.index.sentence_owners(done.sentences - skipped)
         owners = [owner for owner in shared if owner != key]
         stored = [doc for owner in owners if (doc := self.index.document(owner)) is not None]
         assert done.fingerprint.simhash is not None
@@ -229,26 +229,30 @@ class ContentJudge:
         templates: PageTemplates,
         found: _Candidates,
         *,
-        copy: bool,
+        copied: Confirmation | None,
     ) -> None:
         """Store a new page in crash-safe order: the page, its sentences, its blocks' counts
-        (a template is what distinct pages share: copies are not counted), then its exact
-        entry. A copy found after ``query_or_add`` stored it is taken out again."""
+        (a template is what distinct pages share: of a copy, only the blocks it adds to its
+        original are counted), then its exact entry. A copy found after ``query_or_add``
+        stored it is taken out again."""
         fingerprint = done.fingerprint
         assert fingerprint.simhash is not None
-        if copy:
+        blocks = self.index.blocks
+        if copied is not None:
             if found.added:
                 self.index.discard(key)
+            # What a copy adds to its original is its host's chrome (a banner, an editor
+            # line): counted, so that it is the host's template from its third page on.
+            if copied.added:
+                blocks.count_page(templates.host, copied.added, templates.counts)
             return
         if not found.added:
             self.index.add(fingerprint.simhash, key, payload)
         if not found.claimed:  # else the look-up that stored it took them at once
-            self.index.record_sentences(done.sentences - templates.own, key)
+            self.index.record_sentences(done.sentences - templates.skipped_sentences, key)
         self._remember(key, fingerprint.exact)
-        exacts = done.blocks.exacts
-        blocks = self.index.blocks
         with blocks.lock:
-            counts = blocks.counted(templates.host, exacts, templates.counts)
+            counts = blocks.counted(templates.host, done.blocks.templates, templates.counts)
             # Last, with the counts (one batch): never an exact entry without its page.
             self.index.exact_or_add(fingerprint.exact, key, along=counts)
 

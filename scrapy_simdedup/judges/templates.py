@@ -43,15 +43,23 @@ def _site(host: str, port: int | None) -> str:
 
 
 class PageTemplates:
-    """A page's template blocks: its own site's (``own``, from ``counts``), and with a
-    candidate's site's as well (a mirror copies its original's template with its pages);
-    each site's counts are read once."""
+    """A page's template blocks, by their template hashes (volatile tokens masked): its own
+    site's (``own``, from ``counts``), and with a candidate's site's as well (a mirror
+    copies its original's template with its pages); each site's counts are read once.
+    ``skipped_sentences``: the exact hashes of the page's template and chrome blocks,
+    which find no nshash candidates and claim no sentence."""
 
     def __init__(self, blocks: BlockCounts, page: PackedBlocks, key: str | None) -> None:
-        self._blocks, self._exacts = blocks, page.exacts
+        self._blocks, self._templates = blocks, page.templates
         self.host = host_of(key) if key else ""
-        self.counts = blocks.counts(self.host, self._exacts)
+        self.counts = blocks.counts(self.host, self._templates)
         self.own = template_of(self.counts)
+        exacts = page.exacts
+        self.skipped_sentences = frozenset(
+            exact
+            for exact, masked, chrome in zip(exacts, self._templates, page.chrome, strict=True)
+            if chrome or masked in self.own
+        )
         self._with: dict[str, frozenset[int]] = {}
 
     def of(self, candidate: str) -> frozenset[int]:
@@ -60,5 +68,5 @@ class PageTemplates:
         if host == self.host:
             return self.own
         if host not in self._with:
-            self._with[host] = self.own | self._blocks.template(host, self._exacts)
+            self._with[host] = self.own | self._blocks.template(host, self._templates)
         return self._with[host]

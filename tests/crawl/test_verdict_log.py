@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from collections import Counter
 from collections.abc import Iterator
@@ -127,10 +126,10 @@ def test_the_report_says_what_is_missing(tmp_path: Path) -> None:
     assert "give --log FILE, or set SIMDEDUP_VERDICT_LOG" in _report().stderr
 
 
-def test_on_an_edited_mirror_the_suggested_threshold_drops_copies_and_loses_nothing(
-    tmp_path: Path,
-) -> None:
-    """Four words replaced per page: about half the copies sit just under 0.8."""
+def test_on_an_edited_mirror_every_copy_is_dropped_and_nothing_lost(tmp_path: Path) -> None:
+    """Four words replaced per page: about half the copies sit just under 0.8 similarity,
+    which once kept them (and the report suggested a lower threshold). The words are
+    edits of the stored sentences, so each copy adds nothing: all dropped at defaults."""
     sites = build_edited_mirror()
     with serve_sites(sites) as urls:
         contents = {
@@ -138,20 +137,14 @@ def test_on_an_edited_mirror_the_suggested_threshold_drops_copies_and_loses_noth
             for site, pages in sites.items()
             for path, page in pages.items()
         }
-
-        def copies_kept(folder: Path, *settings: str) -> int:
-            crawl = run_crawl(
-                list(urls.values()), folder / "feed.jsonl", "-s", f"SIMDEDUP_DIR={folder}",
-                "-s", f"SIMDEDUP_VERDICT_LOG={folder / 'verdicts.jsonl'}", *settings,
-            )  # fmt: skip
-            assert crawl.returncode == 0, crawl.log[-3000:]
-            kept = Counter(contents[item["url"]] for item in crawl.items)
-            assert set(kept) == set(contents.values())  # no distinct page lost
-            return sum(n - 1 for n in kept.values())
-
-        before = copies_kept(tmp_path / "defaults")
-        report = _report("--log", str(tmp_path / "defaults" / "verdicts.jsonl")).stdout
-        suggested = re.search(r"SIMDEDUP_CONFIRM_SIMILARITY = (0\.\d+):", report)
-        assert suggested, report
-        tuned = ["-s", f"SIMDEDUP_CONFIRM_SIMILARITY={suggested.group(1)}"]
-        assert copies_kept(tmp_path / "tuned", *tuned) < before
+        folder = tmp_path / "defaults"
+        crawl = run_crawl(
+            list(urls.values()), folder / "feed.jsonl", "-s", f"SIMDEDUP_DIR={folder}",
+            "-s", f"SIMDEDUP_VERDICT_LOG={folder / 'verdicts.jsonl'}",
+        )  # fmt: skip
+        assert crawl.returncode == 0, crawl.log[-3000:]
+    kept = Counter(contents[item["url"]] for item in crawl.items)
+    assert set(kept) == set(contents.values())  # no distinct page lost
+    assert sum(n - 1 for n in kept.values()) == 0  # no copy kept
+    report = _report("--log", str(folder / "verdicts.jsonl")).stdout
+    assert "SIMDEDUP_CONFIRM_SIMILARITY: keep 0.80" in report

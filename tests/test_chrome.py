@@ -1,0 +1,64 @@
+"""Page chrome: lines a portal or a mirror prints around any article, told from content."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_simdedup.fingerprint.chrome import is_chrome, without_chrome
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "首页 > 新闻中心 > 国内新闻 > 正文",
+        "来源：人民日报 时间：2026-03-04 12:00:01 浏览：3281次 作者：本报记者",
+        "（责任编辑：王小明）",
+        "分享到：微信 微博 QQ空间 复制链接",
+        "上一篇：我国经济发展取得新成就",
+        "Copyright © 2003-2026 环球资讯网 版权所有 京ICP备05012345号",
+        "免责声明：本文转载自其他媒体，转载目的在于传递更多信息，并不代表本网赞同其观点和对其真实性负责。",
+        "Home > News > World > Article",
+        "Source: The Daily Reference | Published: 2026-03-04 12:00:01 | Views: 3,281",
+        "Edited by Jane Smith for the web desk.",
+        "Share this article: Facebook Twitter LinkedIn Email Print",
+        "Previous article: The harbour reopens after three weeks",
+        "Copyright 2003-2026 Global News Portal. All rights reserved.",
+        "Disclaimer: This article is reprinted from other media. It does not mean that this "
+        "site agrees with its views or is responsible for its authenticity.",
+        "You are reading a mirror of docs.example.org/d/3, last synchronised 2026-03-04 "
+        "12:00:01 UTC. This page has been viewed 2255257 times.",
+        "Page generated 2026-08-25 14:30:41 in 391 ms, request 35bf992dc9e9c616.",
+    ],
+)
+def test_chrome_lines_are_chrome(line: str) -> None:
+    assert is_chrome(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # A marker inside a paragraph is content: an article about copyright, an update with
+        # a date and figures, a long Chinese paragraph naming its source.
+        "The court ruled that copyright does not extend to facts, and the publisher appealed "
+        "on Monday after a long hearing.",
+        "Update 2026-11-27 10:00: the death toll rose to 3,000 and rescue teams reached the "
+        "northern valley.",
+        "据新华社北京１２月３１日电（记者罗玉文）来源于各地的统计表明，今年全国粮食总产量再创"
+        "新高，农民人均纯收入比上年增长百分之四点六，农村经济保持了持续发展的良好势头。"
+        "各地在抓好粮食生产的同时，大力发展多种经营和乡镇企业，增加了农民收入。",
+        "Next, the parser dispatches to the sub-parser named on the command line.",
+        "The meeting on 2026-11-27 drew 3,000 people to the square.",
+        "",
+    ],
+)
+def test_content_is_not_chrome(line: str) -> None:
+    assert not is_chrome(line)
+
+
+def test_without_chrome_keeps_the_article_and_a_page_of_chrome_alone() -> None:
+    article = "The harbour reopens\nAfter three weeks of repairs the ferries left on time."
+    page = f"Home > News > Local\n{article}\nEdited by Jane Smith.\nAll rights reserved."
+    assert without_chrome(page) == article
+    assert without_chrome(article) == article
+    only_chrome = "Home > News\nAll rights reserved."
+    assert without_chrome(only_chrome) == only_chrome  # never judged on nothing
