@@ -83,6 +83,10 @@ def test_query_finds_a_stored_page_and_judges_urls(
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert f"0 bits  {item['url']}  confirmed: a copy, would be dropped" in out
+    # What counted as content: the page itself, all of it held by the stored page.
+    judged = out.split(f"0 bits  {item['url']}  confirmed")[1].splitlines()[1].strip()
+    assert judged.startswith("content ") and "(0 the stored page lacks, 100% of its" in judged
+    assert judged.endswith("the stored page has 0 content words this one lacks")
     assert f"exactly the text of {item['url']}: a copy, would be dropped" in out
     assert f"url: {item['url']}: fetched before" in out
     assert "url: ftp://example.invalid/x: never skipped, URL not checked (not_http)" in out
