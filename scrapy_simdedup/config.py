@@ -18,6 +18,7 @@ from scrapy_simdedup.index.heartbeats import DEFAULT_TIMEOUT
 from scrapy_simdedup.index.location import REDIS_SCHEMES, STORE_KINDS, redacted
 from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
 from scrapy_simdedup.index.tables import MAX_DISTANCE
+from scrapy_simdedup.url.deadlines import Budget
 from scrapy_simdedup.url.learner import MIN_EVIDENCE, SAMPLE_EVERY
 
 if TYPE_CHECKING:
@@ -167,3 +168,17 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 def _range(name: str, value: float, low: float, high: float) -> None:
     if not low <= value <= high:
         raise SettingError(f"{name} must be between {low:,} and {high:,}; got {value!r}")
+
+
+def crawl_budget(settings: BaseSettings) -> Budget:
+    """What the crawl allows before CloseSpider ends it (``CLOSESPIDER_TIMEOUT``,
+    ``CLOSESPIDER_PAGECOUNT``, ``CLOSESPIDER_ITEMCOUNT``; Scrapy's settings, read here as
+    every setting the plugin depends on is): its bets must settle inside it."""
+    try:
+        return Budget(
+            pages=max(0, settings.getint("CLOSESPIDER_PAGECOUNT", 0)),
+            seconds=max(0.0, settings.getfloat("CLOSESPIDER_TIMEOUT", 0.0)),
+            items=max(0, settings.getint("CLOSESPIDER_ITEMCOUNT", 0)),
+        )
+    except ValueError:  # Scrapy's CloseSpider refuses such a value itself
+        return Budget()

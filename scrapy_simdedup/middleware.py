@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
+from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.utils.asyncio import create_looping_call
 
 from scrapy_simdedup import stats as keys
-from scrapy_simdedup.config import SimDedupConfig
+from scrapy_simdedup.config import SimDedupConfig, crawl_budget
 from scrapy_simdedup.enabled import half_enabled_warning
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.failedlinks import MIRROR_OF, FailedLinks
@@ -24,6 +25,7 @@ from scrapy_simdedup.reissue import REISSUED, SEEN, RequestBets
 from scrapy_simdedup.signals import content_released, content_verdict
 from scrapy_simdedup.startup import config_for
 from scrapy_simdedup.state import DedupState
+from scrapy_simdedup.url.deadlines import Budget, Deadlines, Progress
 from scrapy_simdedup.url.parts import UrlParts, canonical_url, url_parts
 from scrapy_simdedup.verdictlog import CrawlVerdictLog
 
@@ -50,6 +52,9 @@ ENTERING = 64
 the engine sends ``request_dropped`` right after ``request_scheduled``, so a handful suffice
 (a component scheduling from within ``request_scheduled`` nests a few)."""
 COUNT_RULES_EVERY = 1.0
+TICK_SECONDS = 0.25
+"""How often, at most, bets' deadlines are looked at on the way to the downloader (a
+response, a page fetched, looks each time: a budget in pages is spent that fast)."""
 """Seconds between updates of the rule counts in the stats while a crawl runs."""
 _DOWNLOAD_META = frozenset(
     ("download_latency", "download_slot", "download_timeout", "redirect_urls",
@@ -87,9 +92,15 @@ class UrlSimHashMiddleware:
         config: SimDedupConfig,
         state: DedupState,
         verdicts: CrawlVerdictLog | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.crawler = crawler
         self.config = config
+        self.deadlines = Deadlines(budget or Budget())
+        self._started = time.monotonic()  # the crawl's clock, from spider_opened
+        self._next_tick = 0.0
+        self._closing = False  # the budget is nearly spent: skip nothing more
+        self._offsite_filters: list[OffsiteMiddleware] | None = None  # found when first asked
         self.state = state
         self.verdicts = verdicts or CrawlVerdictLog(crawler, None)
         self.judge: UrlJudge | None = None
@@ -122,7 +133,13 @@ class UrlSimHashMiddleware:
         if idle:
             logger.warning("simdedup: %s", idle)
         verdicts = CrawlVerdictLog.for_crawler(crawler)
-        middleware = cls(crawler, config, DedupState.for_crawler(crawler), verdicts)
+        middleware = cls(
+            crawler,
+            config,
+            DedupState.for_crawler(crawler),
+            verdicts,
+            crawl_budget(crawler.settings),
+        )
         middleware.open_judge()  # a refusal (another stored distance) stops the crawl here
         verdicts.acquire()
         for handler, signal in (
@@ -162,6 +179,7 @@ class UrlSimHashMiddleware:
         return self.crawler.stats
 
     def spider_opened(self) -> None:
+        self._started = time.monotonic()
         if self.judge is None:
             self.open_judge()
         assert self.judge is not None and self.crawler.spider is not None
@@ -271,12 +289,14 @@ class UrlSimHashMiddleware:
     def process_request(self, request: Request) -> None:
         """The backstop: checks again with what was learned while the request waited."""
         self._idle_since = None  # busy: a later idle is a new one
+        self._tick()
         if not request.meta.get(SAMPLE):
             self._check(request, scheduling=False)
         elif self.judge is not None and not self._failed:
             self._stats.inc_value(keys.URL_CHECKED)  # judged when scheduled: a sample
 
     def process_response(self, request: Request, response: Response) -> Response:
+        self._tick(fetched=True)
         parts = self._judged_parts(request)
         if parts is not None and self.judge is not None:
             if 200 <= response.status < 300:
@@ -286,6 +306,56 @@ class UrlSimHashMiddleware:
             else:
                 self._failed_here(request, parts)
         return response
+
+    def _offsite(self, request: Request) -> bool:
+        """Whether Scrapy's ``OffsiteMiddleware`` (or a subclass) drops ``request`` when it
+        is scheduled: it does so in its own ``request_scheduled`` handler, and no
+        ``request_dropped`` follows, so the URL would pass for queued here for good and
+        bets would wait on a counterpart never fetched."""
+        if self._offsite_filters is None:
+            engine = self.crawler.engine
+            downloader = getattr(engine, "downloader", None)
+            manager = getattr(downloader, "middleware", None)
+            found = getattr(manager, "middlewares", ())
+            self._offsite_filters = [m for m in found if isinstance(m, OffsiteMiddleware)]
+        spider = self.crawler.spider
+        if not self._offsite_filters or spider is None:
+            return False
+        if request.dont_filter or request.meta.get("allow_offsite"):
+            return False
+        return any(not m.should_follow(request, spider) for m in self._offsite_filters)
+
+    def _progress(self) -> Progress:
+        stats = self._stats
+        return Progress(
+            time.monotonic() - self._started,
+            int(stats.get_value("response_received_count", 0)),
+            int(stats.get_value("item_scraped_count", 0)),
+        )
+
+    def _tick(self, *, fetched: bool = False) -> None:
+        """Re-issue the bets past their deadline, and all that are not final once the
+        crawl's budget is nearly spent (``deadlines.py``): on each page fetched, and at most
+        every ``TICK_SECONDS`` on the way to the downloader."""
+        now = time.monotonic()
+        if self.judge is None or self.bets is None or self._failed:
+            return
+        if not fetched and now < self._next_tick:
+            return
+        self._next_tick = now + TICK_SECONDS
+        progress = self._progress()
+        closing = self.deadlines.closing(progress, len(self.bets.held))
+        if closing and not self._closing:
+            self._stats.set_value(keys.URL_CLOSING, 1)
+            logger.info(
+                "simdedup: the crawl's budget is nearly spent (%s); skipped requests not yet "
+                "settled are re-issued, and nothing more is skipped", self.deadlines.budget,
+            )  # fmt: skip
+        self._closing = closing
+        self.bets.tick(
+            progress.seconds, progress.pages, self.judge.learner.stands, self.judge.brought,
+            closing=closing,
+        )  # fmt: skip
 
     def process_exception(self, request: Request, exception: BaseException) -> None:
         """A download error, a timeout, or a request ignored by another component."""
@@ -385,12 +455,16 @@ class UrlSimHashMiddleware:
             if not scheduling:
                 self._stats.inc_value(keys.url_unchecked(exempt))
             return
+        if scheduling and self._offsite(request):
+            return  # OffsiteMiddleware drops it in its own handler: never queued, no counterpart
         if scheduling:  # most links a page yields were met before: their URL is enough
             try:
                 url = canonical_url(request.url)
             except UrlNotCheckedError:
                 return  # counted on its way to the downloader
-            if url in (self.bets or ()):
+            bets = self.bets
+            if bets is not None and url in bets and not bets.linked_again(url):
+                self._stats.inc_value(keys.URL_ALREADY_PARKED)
                 raise PredictedDuplicate("simdedup: predicted duplicate (already parked)")
             if self.judge.covers(url):
                 return  # the same URL again: the dupefilter's business, not ours
@@ -403,7 +477,7 @@ class UrlSimHashMiddleware:
         except StoreError as exc:
             self._store_failed(exc)
             return
-        if decision.skip and self.config.drop:
+        if decision.skip and self.config.drop and not self._closing:
             self._skip(request, parts, decision, scheduling=scheduling)
         self._fetch(request, parts, decision, scheduling=scheduling)
         if not scheduling:  # on its way to the downloader, judged: checked, once
@@ -437,7 +511,8 @@ class UrlSimHashMiddleware:
             request.meta[SEEN] = True  # past the dupefilter: its re-issue must pass it again
         first = rule.kind == "mirror" and not self.bets.betting_on(rule.identity)
         if rule.kind != "strict":
-            if not self.bets.park(request, parts.url, rule.identity, decision.counterpart):
+            due = self.deadlines.due(self._progress(), pending=decision.pending)
+            if not self.bets.park(request, parts.url, rule.identity, decision.counterpart, due):
                 return
             self._stats.inc_value(keys.URL_PARKED)
         self._stats.inc_value(keys.url_skipped(decision.reason))

@@ -9,6 +9,7 @@ Scrapy's engine (past the dupefilter when it had seen them), counted under
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+AHEAD = 100
+"""Priority added to a request re-issued late (its deadline passed, or the budget is nearly
+spent), so that it is fetched before the crawl ends."""
 REISSUED = "simdedup_reissued"
 """``Request.meta`` key of a parked request sent again: why (``counterpart_failed``, ...)."""
 SEEN = "simdedup_seen"
@@ -71,11 +75,43 @@ class RequestBets:
         return url in self.held
 
     def resume(self) -> int:
-        """Hold what an interrupted crawl parked: re-issued when the spider goes idle."""
+        """Hold what an interrupted crawl parked: due at once, re-issued at the first
+        ``tick`` (or when a link to it comes first)."""
         left = self._guarded(self.lot.leftovers) or []
         for url, request in left:
-            self.held.park(Bet(url, "", None, request))
+            self.held.park(Bet(url, "", None, request, due_seconds=0.0))
         return len(left)
+
+    def linked_again(self, url: str) -> bool:
+        """A link to ``url``, held on a bet, came again: True when the bet was an
+        interrupted crawl's (taken out: the request is judged afresh), False when it
+        stands (the link is one more of the same skipped request)."""
+        bet = self.held.get(url)
+        if bet is None or bet.rule:
+            return False
+        self.held.take(url)
+        self._guarded(self.lot.forget, [url])
+        return True
+
+    def tick(
+        self,
+        seconds: float,
+        pages: int,
+        stands: Callable[[str], bool],
+        brought: Callable[[str], bool],
+        *,
+        closing: bool,
+    ) -> int:
+        """Re-issue the bets past their deadline whose counterpart has not brought its page
+        (``overdue``; an interrupted crawl's: ``interrupted``), and, once the crawl is
+        ``closing`` on its budget, every bet that is not final yet (``budget``). Re-issued
+        late, they go ahead of what is queued. How many were."""
+        late = self.held.overdue(seconds, pages, stands, brought)
+        self._reissue([bet for bet in late if not bet.rule], "interrupted", ahead=True)
+        self._reissue([bet for bet in late if bet.rule], "overdue", ahead=True)
+        spent = self.held.unsettled(stands, brought) if closing else []
+        self._reissue(spent, "budget", ahead=True)
+        return len(late) + len(spent)
 
     def adopt(self, alive: Callable[[str], bool], unsure: Callable[[str], bool]) -> Adopted:
         """Re-issue what workers that are not ``alive`` parked on a shared store
@@ -112,11 +148,19 @@ class RequestBets:
         for owner in owners:
             self._guarded(alive, owner)
 
-    def park(self, request: Request, url: str, rule: str, counterpart: str | None) -> bool:
-        """Hold and store ``request``; False when it cannot be (it is then fetched)."""
+    def park(
+        self,
+        request: Request,
+        url: str,
+        rule: str,
+        counterpart: str | None,
+        due: tuple[float, int] = (math.inf, 2**62),
+    ) -> bool:
+        """Hold and store ``request`` until ``due`` (seconds into the crawl, pages fetched);
+        False when it cannot be (it is then fetched)."""
         if url in self.held or not self._guarded(self.lot.park, url, request):
             return False
-        if not self.held.park(Bet(url, rule, counterpart, request)):
+        if not self.held.park(Bet(url, rule, counterpart, request, *due)):
             self._guarded(self.lot.forget, [url])
             return False
         return True
@@ -148,17 +192,21 @@ class RequestBets:
         self._guarded(self.lot.forget, [bet.url for bet in final])
         return len(final)
 
-    def _reissue(self, bets: list[Bet[Request]], why: str) -> None:
+    def _reissue(self, bets: list[Bet[Request]], why: str, *, ahead: bool = False) -> None:
         if not bets:
             return
         self._guarded(self.lot.forget, [bet.url for bet in bets])
         for bet in bets:
-            self._send(bet, why)
+            self._send(bet, why, ahead=ahead)
 
-    def _send(self, bet: Bet[Request], why: str) -> None:
-        """Send ``bet``'s request to the engine again (past the dupefilter if it saw it)."""
+    def _send(self, bet: Bet[Request], why: str, *, ahead: bool = False) -> None:
+        """Send ``bet``'s request to the engine again (past the dupefilter if it saw it);
+        ``ahead`` of what is queued (``AHEAD`` more priority) when it is late."""
         seen = bool(bet.ticket.meta.get(SEEN))
-        request = bet.ticket.replace(dont_filter=seen, meta={**bet.ticket.meta, REISSUED: why})
+        priority = bet.ticket.priority + (AHEAD if ahead else 0)
+        request = bet.ticket.replace(
+            dont_filter=seen, priority=priority, meta={**bet.ticket.meta, REISSUED: why}
+        )
         self.crawler.stats.inc_value(keys.url_reissued(why))
         if self._reissued is not None:
             self._reissued(bet, why)

@@ -495,3 +495,30 @@ def test_strict_mode_warns_at_start(caplog: pytest.LogCaptureFixture) -> None:
         pass
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(warnings) == 1 and "skipped for good, without evidence" in warnings[0]
+
+
+def test_a_link_offsite_middleware_drops_is_no_counterpart() -> None:
+    # Scrapy's OffsiteMiddleware drops it in its own request_scheduled handler, and no
+    # request_dropped follows: were it taken for queued, mirror pages would wait on it.
+    from types import SimpleNamespace
+
+    from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
+
+    from scrapy_simdedup.url.parts import canonical_url
+
+    with opened_middleware() as middleware:
+        spider = middleware.crawler.spider
+        assert spider is not None and middleware.judge is not None
+        spider.allowed_domains = ["m.example"]
+        offsite = OffsiteMiddleware(middleware.crawler.stats)
+        offsite.crawler = middleware.crawler
+        offsite.spider_opened(spider)
+        engine = _engine(middleware)
+        engine.downloader = SimpleNamespace(middleware=SimpleNamespace(middlewares=(offsite,)))  # type: ignore[attr-defined]
+        middleware.request_scheduled(Request(f"{ORIGINAL}/p/300.html"))
+        assert not middleware.judge.covers(canonical_url(f"{ORIGINAL}/p/300.html"))
+        allowed = Request(f"{ORIGINAL}/p/301.html", meta={"allow_offsite": True})
+        middleware.request_scheduled(allowed)
+        assert middleware.judge.covers(canonical_url(allowed.url))
+        middleware.request_scheduled(Request(f"{MIRROR}/p/302.html"))
+        assert middleware.judge.covers(canonical_url(f"{MIRROR}/p/302.html"))

@@ -3,12 +3,15 @@
 A skip is a bet that the page will come in through another request (its counterpart) or
 is one more copy of a trap. The bet is parked with its rule and counterpart, and re-issued
 when the evidence turns: the counterpart failed or was dropped, or the rule was weakened.
+A bet is also due after a deadline (``deadlines.py``): one whose counterpart has not come
+by then is re-issued, so a crawl that never goes idle, or closes on a budget, loses none.
 When the crawl is about to end, bets whose counterpart never came back are re-issued too;
 the rest are final. So a wrong rule costs re-fetches, never pages.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -27,6 +30,8 @@ class Bet(Generic[T]):
     rule: str  # the rule's identity; empty for a bet left over from an interrupted crawl
     counterpart: str | None  # the URL whose page it expects; None for a trap
     ticket: T
+    due_seconds: float = math.inf  # due then (seconds into the crawl), or
+    due_pages: int = 2**62  # once this many pages were fetched
 
 
 MAX_CHAIN = 4
@@ -42,6 +47,10 @@ class ParkedBets(Generic[T]):
         self._by_url: dict[str, Bet[T]] = {}
         self._by_counterpart: dict[str, set[str]] = {}
         self._by_rule: dict[str, set[str]] = {}
+        # No bet is due before these (lower bounds, made exact at each look): most looks
+        # at the deadlines find none due without walking the bets.
+        self._earliest_seconds = math.inf
+        self._earliest_pages = 2**62
 
     def __len__(self) -> int:
         return len(self._by_url)
@@ -54,6 +63,8 @@ class ParkedBets(Generic[T]):
         if len(self._by_url) >= self.limit or bet.url in self._by_url:
             return False
         self._by_url[bet.url] = bet
+        self._earliest_seconds = min(self._earliest_seconds, bet.due_seconds)
+        self._earliest_pages = min(self._earliest_pages, bet.due_pages)
         if bet.counterpart is not None:
             self._by_counterpart.setdefault(bet.counterpart, set()).add(bet.url)
         self._by_rule.setdefault(bet.rule, set()).add(bet.url)
@@ -99,6 +110,39 @@ class ParkedBets(Generic[T]):
             )
         good[url] = final
         return final
+
+    def overdue(
+        self,
+        seconds: float,
+        pages: int,
+        stands: Callable[[str], bool],
+        fetched: Callable[[str], bool],
+    ) -> list[Bet[T]]:
+        """Take out the bets past their deadline that cannot be final yet (see
+        ``unsettled``): their counterpart has not brought its page in time."""
+        if seconds < self._earliest_seconds and pages < self._earliest_pages:
+            return []
+        due = [
+            url
+            for url, bet in self._by_url.items()
+            if bet.due_seconds <= seconds or bet.due_pages <= pages
+        ]
+        due_now = set(due)
+        waiting = [bet for url, bet in self._by_url.items() if url not in due_now]
+        self._earliest_seconds = min((bet.due_seconds for bet in waiting), default=math.inf)
+        self._earliest_pages = min((bet.due_pages for bet in waiting), default=2**62)
+        if not due:
+            return []
+        good: dict[str, bool] = {}
+        return self._take({url for url in due if not self._final(url, stands, fetched, good, 0)})
+
+    def get(self, url: str) -> Bet[T] | None:
+        return self._by_url.get(url)
+
+    def take(self, url: str) -> Bet[T] | None:
+        """Take out the bet on ``url``, if one is held."""
+        taken = self._take({url})
+        return taken[0] if taken else None
 
     def settle_all(self) -> list[Bet[T]]:
         """Take out every bet: the crawl ended with them final."""

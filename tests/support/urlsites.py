@@ -287,3 +287,36 @@ def calendar(days: int = 120, busy: tuple[int, ...] = (1, 45, 90), latency: floa
             title = f"Events on {d.isoformat()}"
             site.pages[path] = Page("no-events", title, empty, delay=latency)
     return site
+
+
+def mirror_ahead_of_archive(
+    shared: int = 30, own: int = 12, archive: int = 300, delay: float = 0.0
+) -> dict[str, Site]:
+    """An original with a long archive (a chain of ``archive`` pages, each linking the next
+    five: a crawl that ends on a budget never goes idle), and a mirror of its docs with
+    ``own`` pages the original lacks. The mirror answers 50 ms later, so its docs come
+    second: it is taken for the copy. Its own pages are linked from the archive (call
+    ``link_own_pages`` once the sites are served), so they are found after the mirror rule
+    was learned and skipped on bets waiting for originals that never come.
+    ``delay``: seconds every archive page takes (for a crawl that ends on time)."""
+    original, mirror = Site(), Site()
+    docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
+    pages = tuple(f"/archive/{n}" for n in range(archive))
+    for site, later in ((original, 0.0), (mirror, 0.05)):
+        first = ("/archive/0",) if site is original else ()
+        site.pages["/"] = page("home", docs[:10] + first, delay=later)
+        for n, path in enumerate(docs):
+            site.pages[path] = page(f"doc-{path}", docs[n + 1 : n + 6], delay=later)
+    for n in range(1, own + 1):
+        mirror.pages[f"/own/{n}"] = page(f"own-{n}", delay=0.05)
+    for n, path in enumerate(pages):
+        original.pages[path] = page(f"archive-{n}", pages[n + 1 : n + 6], delay=delay)
+    return {"original": original, "mirror": mirror}
+
+
+def link_own_pages(sites: dict[str, Site], urls: dict[str, str], every: int = 3) -> None:
+    """The archive's page ``every * n`` links the mirror's ``/own/n`` (an absolute link)."""
+    own = sorted(int(path.rsplit("/", 1)[1]) for path in sites["mirror"].pages if "/own/" in path)
+    for n in own:
+        archived = sites["original"].pages[f"/archive/{every * n}"]
+        archived.links = (*archived.links, f"{urls['mirror']}own/{n}")

@@ -1,0 +1,74 @@
+"""When a bet must be settled: deadlines in time and in fetches, and a crawl's budget.
+
+A skipped request waits for its counterpart's page. Waiting for the spider to go idle is
+not enough: a crawl that closes on a budget (``CLOSESPIDER_TIMEOUT``,
+``CLOSESPIDER_PAGECOUNT``, ``CLOSESPIDER_ITEMCOUNT``) or that never runs dry (a long
+archive) never goes idle, and its parked requests would be lost. So each bet is due after
+``PENDING_FETCHES`` fetches or ``PENDING_SECONDS`` when its counterpart was not queued yet
+(a mirror's page its original may lack), ``WAITING_FETCHES`` or ``WAITING_SECONDS`` when it
+was; a bet read back from an interrupted crawl is due at once. And once a budget is nearly
+spent (``closing``), every bet not settled is re-issued and no new one is made.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+PENDING_FETCHES = 60
+PENDING_SECONDS = 30.0
+WAITING_FETCHES = 400
+WAITING_SECONDS = 120.0
+RESERVE_SHARE = 0.2
+"""The last fifth of a budget is kept for re-issued bets: none is made after its start."""
+MIN_RESERVE_PAGES = 10
+MIN_RESERVE_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a crawl that closes on its own allows; 0 is no limit."""
+
+    pages: int = 0
+    seconds: float = 0.0
+    items: int = 0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a crawl stands: seconds since it started, pages fetched, items scraped."""
+
+    seconds: float
+    pages: int
+    items: int
+
+
+class Deadlines:
+    """Deadlines of new bets, and whether the crawl's budget is nearly spent."""
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+
+    def due(self, now: Progress, *, pending: bool) -> tuple[float, int]:
+        """(seconds, pages) at which a bet parked ``now`` is due."""
+        if pending:
+            return now.seconds + PENDING_SECONDS, now.pages + PENDING_FETCHES
+        return now.seconds + WAITING_SECONDS, now.pages + WAITING_FETCHES
+
+    def closing(self, now: Progress, held: int) -> bool:
+        """Whether what is left of the budget is the reserve for the ``held`` bets: time to
+        re-issue them all, and to skip nothing more."""
+        budget = self.budget
+        if budget.pages:
+            reserve = max(MIN_RESERVE_PAGES, math.ceil(RESERVE_SHARE * budget.pages)) + held
+            if budget.pages - now.pages <= reserve:
+                return True
+        if budget.items:
+            reserve = max(MIN_RESERVE_PAGES, math.ceil(RESERVE_SHARE * budget.items))
+            if budget.items - now.items <= reserve:
+                return True
+        if budget.seconds:
+            reserve_seconds = max(MIN_RESERVE_SECONDS, RESERVE_SHARE * budget.seconds)
+            if budget.seconds - now.seconds <= reserve_seconds:
+                return True
+        return False

@@ -1,0 +1,70 @@
+"""Deadlines of bets and a crawl's budget: no bet outlives the crawl."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from scrapy_simdedup.url.bets import Bet, ParkedBets
+from scrapy_simdedup.url.deadlines import (
+    PENDING_FETCHES,
+    PENDING_SECONDS,
+    WAITING_FETCHES,
+    Budget,
+    Deadlines,
+    Progress,
+)
+
+
+def test_a_bet_waiting_for_a_page_not_queued_is_due_sooner() -> None:
+    deadlines = Deadlines(Budget())
+    now = Progress(10.0, 100, 0)
+    assert deadlines.due(now, pending=True) == (10.0 + PENDING_SECONDS, 100 + PENDING_FETCHES)
+    assert deadlines.due(now, pending=False)[1] == 100 + WAITING_FETCHES
+
+
+@pytest.mark.parametrize(
+    ("budget", "progress", "held", "closing"),
+    [
+        (Budget(), Progress(10_000.0, 10**6, 10**6), 50, False),  # no budget: never
+        (Budget(pages=90), Progress(1.0, 50, 0), 0, False),
+        (Budget(pages=90), Progress(1.0, 72, 0), 0, True),  # its last fifth
+        (Budget(pages=90), Progress(1.0, 60, 0), 12, True),  # and one page per bet held
+        (Budget(pages=1000), Progress(1.0, 790, 0), 0, False),
+        (Budget(seconds=60.0), Progress(47.0, 10, 0), 0, False),
+        (Budget(seconds=60.0), Progress(48.0, 10, 0), 0, True),
+        (Budget(seconds=10.0), Progress(5.0, 10, 0), 0, True),  # at least 5 s kept
+        (Budget(items=100), Progress(1.0, 500, 81), 0, True),
+    ],
+)
+def test_a_budget_nearly_spent_is_closing(
+    budget: Budget, progress: Progress, held: int, closing: bool
+) -> None:
+    assert Deadlines(budget).closing(progress, held) is closing
+
+
+def _bet(
+    url: str, counterpart: str | None, *, seconds: float = math.inf, pages: int = 2**62
+) -> Bet[str]:
+    return Bet(url, "mirror", counterpart, url, due_seconds=seconds, due_pages=pages)
+
+
+def test_overdue_bets_are_taken_out_unless_their_counterpart_came() -> None:
+    bets: ParkedBets[str] = ParkedBets()
+    bets.park(_bet("m/1", "o/1", pages=50))
+    bets.park(_bet("m/2", "o/2", pages=50))
+    bets.park(_bet("m/3", "o/3", seconds=30.0))
+    bets.park(_bet("m/4", "o/4", pages=500))
+    stands, fetched = (lambda rule: True), (lambda url: url == "o/2")
+    assert bets.overdue(5.0, 49, stands, fetched) == []  # none due yet
+    late = bets.overdue(5.0, 50, stands, fetched)
+    assert [bet.url for bet in late] == ["m/1"]  # m/2's counterpart brought its page
+    assert [bet.url for bet in bets.overdue(31.0, 60, stands, fetched)] == ["m/3"]
+    assert "m/4" in bets and "m/2" in bets and len(bets) == 2
+
+
+def test_an_interrupted_crawls_bet_is_due_at_once() -> None:
+    bets: ParkedBets[str] = ParkedBets()
+    bets.park(Bet("m/9", "", None, "m/9", due_seconds=0.0))
+    assert [bet.url for bet in bets.overdue(0.0, 0, lambda rule: True, lambda url: True)] == ["m/9"]
