@@ -182,3 +182,12 @@ def crawl_budget(settings: BaseSettings) -> Budget:
         )
     except ValueError:  # Scrapy's CloseSpider refuses such a value itself
         return Budget()
+
+
+def depth_limit(settings: BaseSettings) -> int:
+    """Scrapy's ``DEPTH_LIMIT`` (0: none): a copy is skipped only for a counterpart no
+    deeper than itself, or the links it holds may lie beyond the limit on the original."""
+    try:
+        return max(0, settings.getint("DEPTH_LIMIT", 0))
+    except ValueError:  # Scrapy's DepthMiddleware refuses such a value itself
+        return 0

@@ -13,7 +13,7 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.utils.asyncio import create_looping_call
 
 from scrapy_simdedup import stats as keys
-from scrapy_simdedup.config import SimDedupConfig, crawl_budget
+from scrapy_simdedup.config import SimDedupConfig, crawl_budget, depth_limit
 from scrapy_simdedup.enabled import half_enabled_warning
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.failedlinks import MIRROR_OF, FailedLinks
@@ -52,6 +52,9 @@ ENTERING = 64
 the engine sends ``request_dropped`` right after ``request_scheduled``, so a handful suffice
 (a component scheduling from within ``request_scheduled`` nests a few)."""
 COUNT_RULES_EVERY = 1.0
+MAX_DEPTHS = 2_000_000
+"""URLs whose depth is remembered under DEPTH_LIMIT; beyond, a counterpart's depth is
+unknown and the copy is fetched."""
 TICK_SECONDS = 0.25
 """How often, at most, bets' deadlines are looked at on the way to the downloader (a
 response, a page fetched, looks each time: a budget in pages is spent that fast)."""
@@ -101,6 +104,8 @@ class UrlSimHashMiddleware:
         self._next_tick = 0.0
         self._closing = False  # the budget is nearly spent: skip nothing more
         self._offsite_filters: list[OffsiteMiddleware] | None = None  # found when first asked
+        self.depth_limit = 0  # Scrapy's DEPTH_LIMIT: then a counterpart's depth matters
+        self._depths: dict[str, int] = {}  # with a depth limit: canonical URL -> its depth
         self.state = state
         self.verdicts = verdicts or CrawlVerdictLog(crawler, None)
         self.judge: UrlJudge | None = None
@@ -140,6 +145,7 @@ class UrlSimHashMiddleware:
             verdicts,
             crawl_budget(crawler.settings),
         )
+        middleware.depth_limit = depth_limit(crawler.settings)
         middleware.open_judge()  # a refusal (another stored distance) stops the crawl here
         verdicts.acquire()
         for handler, signal in (
@@ -306,6 +312,19 @@ class UrlSimHashMiddleware:
             else:
                 self._failed_here(request, parts)
         return response
+
+    def _as_deep(self, request: Request, decision: Decision) -> bool:
+        """Under ``DEPTH_LIMIT``, whether the counterpart a skip relies on was queued no
+        deeper than ``request``: else the links its page holds may lie beyond the limit on
+        the original, and only this copy would bring them (counted as
+        ``deeper_counterpart``; fetched). A trap's skip relies on no counterpart."""
+        if not self.depth_limit or decision.counterpart is None:
+            return True
+        depth = int(request.meta.get("depth", 0))
+        if self._depths.get(decision.counterpart, depth + 1) <= depth:
+            return True
+        self._stats.inc_value(keys.URL_DEEPER_COUNTERPART)
+        return False
 
     def _offsite(self, request: Request) -> bool:
         """Whether Scrapy's ``OffsiteMiddleware`` (or a subclass) drops ``request`` when it
@@ -477,7 +496,12 @@ class UrlSimHashMiddleware:
         except StoreError as exc:
             self._store_failed(exc)
             return
-        if decision.skip and self.config.drop and not self._closing:
+        if (
+            decision.skip
+            and self.config.drop
+            and not self._closing
+            and self._as_deep(request, decision)
+        ):
             self._skip(request, parts, decision, scheduling=scheduling)
         self._fetch(request, parts, decision, scheduling=scheduling)
         if not scheduling:  # on its way to the downloader, judged: checked, once
@@ -496,6 +520,9 @@ class UrlSimHashMiddleware:
                 self._strict_samples.add(request.url)
         if scheduling:
             self.judge.enqueue(parts.url)
+            if self.depth_limit and len(self._depths) < MAX_DEPTHS:
+                depth = int(request.meta.get("depth", 0))
+                self._depths[parts.url] = min(depth, self._depths.get(parts.url, depth))
             entering = self._entering
             if len(entering) >= ENTERING:  # the oldest was taken or dropped long since
                 del entering[next(iter(entering))]

@@ -358,3 +358,22 @@ def test_a_crawl_that_ends_on_a_budget_keeps_the_pages_only_a_mirror_has(
     assert skipped, _fetched_lines(crawl)[-40:]  # the bets were made, and lost nothing
     assert crawl.simdedup().get("simdedup/url/final", 0) == 0
     assert _stat(crawl, "simdedup/url/skipped/mirror") > 0
+
+
+def test_a_depth_limit_keeps_the_sections_only_a_mirrors_chapters_reach(tmp_path: Path) -> None:
+    """With ``DEPTH_LIMIT = 3`` the mirror's chapters (depth 2) are the only way to their
+    sections: the original's chapters sit at depth 3, their sections beyond the limit. A
+    copy is skipped only for a counterpart no deeper than itself (15 of 15 sections were
+    lost, issue 34)."""
+    sites = urlsites.depth_skew()
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "DEPTH_LIMIT=3")
+        plain = _crawl(
+            urls, tmp_path / "plain", "plain.jsonl", "DEPTH_LIMIT=3", *PLAIN_SCRAPY[1::2]
+        )
+    sections = {content for content in _distinct(sites) if content.startswith("section-")}
+    assert len(sections) == 15 and sections <= _kept(plain, urls, sites)
+    assert _kept(plain, urls, sites) <= _kept(crawl, urls, sites)
+    # The mirror rule stood (learned from the docs' copies), and its skips were declined.
+    assert crawl.simdedup()["simdedup/url/mirror_hosts"] >= 1
+    assert crawl.simdedup()["simdedup/url/deeper_counterpart"] >= 5

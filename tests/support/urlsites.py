@@ -320,3 +320,27 @@ def link_own_pages(sites: dict[str, Site], urls: dict[str, str], every: int = 3)
     for n in own:
         archived = sites["original"].pages[f"/archive/{every * n}"]
         archived.links = (*archived.links, f"{urls['mirror']}own/{n}")
+
+
+def depth_skew(docs: int = 10, chapters: int = 5, sections: int = 3) -> dict[str, Site]:
+    """An original whose chapters sit deep (home, /a, /b, then ``/ch/N`` at depth 3, their
+    sections at depth 4) and a mirror that lists them high (its /toc, answered after the
+    docs taught the mirror rule, links the chapters at depth 2, their sections at depth 3).
+    Both carry ``docs`` shared pages linked from home; the mirror answers 50 ms later."""
+    original, mirror = Site(), Site()
+    shared = tuple(f"/docs/{n}" for n in range(docs))
+    chaps = tuple(f"/ch/{n}" for n in range(chapters))
+    for site, later in ((original, 0.0), (mirror, 0.05)):
+        for path in shared:
+            site.pages[path] = page(f"doc-{path}", delay=later)
+        for chapter in chaps:
+            parts = tuple(f"{chapter}/s/{m}" for m in range(sections))
+            site.pages[chapter] = page(f"chapter-{chapter}", parts, delay=later)
+            for part in parts:
+                site.pages[part] = page(f"section-{part}", delay=later)
+    original.pages["/"] = page("home", (*shared, "/a"))
+    original.pages["/a"] = page("original-a", ("/b",))
+    original.pages["/b"] = page("original-b", chaps)
+    mirror.pages["/"] = page("home", (*shared, "/toc"), delay=0.05)
+    mirror.pages["/toc"] = page("mirror-toc", chaps, delay=1.0)
+    return {"original": original, "mirror": mirror}
