@@ -492,7 +492,7 @@ class UrlSimHashMiddleware:
             return
         self._refresh_rules()
         try:
-            decision = self.judge.decide(parts)
+            decision = self.judge.decide(parts, source=_referrer(request))
         except StoreError as exc:
             self._store_failed(exc)
             return
@@ -708,3 +708,15 @@ def _canonical(url: str) -> str:
         return canonical_url(url)
     except UrlNotCheckedError:
         return url
+
+
+def _referrer(request: Request) -> UrlParts | None:
+    """The page that linked ``request`` (its ``Referer``, set by Scrapy's
+    RefererMiddleware), when it is one the URL judge can read."""
+    raw = request.headers.get(b"Referer")
+    if not raw:
+        return None
+    try:
+        return url_parts(raw.decode("latin-1"))
+    except (UrlNotCheckedError, ValueError):
+        return None

@@ -348,3 +348,22 @@ def test_an_original_stays_one_though_its_known_paths_are_a_part_of_a_larger_hos
         "m.example mirrors a.example",
         "portal.example mirrors a.example",
     ]
+
+
+def test_a_trap_is_endless_by_its_chain_and_finite_when_listed_from_outside() -> None:
+    """At idle a trap stops (its skips re-issued) unless most of its skips were links found
+    on pages of its own template: a next-month chain is endless and cut; a calendar's
+    index listing its months is finite, however many it skipped (6 of 6 busy days of a
+    1,216-day calendar were lost when a fixed count of 1,000 skips meant endless, issue
+    34)."""
+    for source, endless in (("events/2026-12.html", True), ("events/index.html", False)):
+        fetched = Fetched()
+        learner = _learner(fetched, min_evidence=3)
+        _monthly_copies(learner, fetched, 7)
+        linked_from = url_parts(f"{ORIGINAL}/{source}")
+        for n in range(12 * 70):  # 840 months to 2096
+            later = url_parts(f"{ORIGINAL}/events/{2027 + n // 12}-{n % 12 + 1:02d}.html")
+            decision = learner.decide(later, fetched, source=linked_from)
+            assert decision.skip or decision.sample  # skipped, or fetched to check the rule
+        stopped = learner.stop_finite_traps()
+        assert [rule.kind for rule in stopped] == ([] if endless else ["trap"])

@@ -110,14 +110,18 @@ class UrlJudge:
         )
         return cls(urls, learner, mode=mode, seed=index.seed, covers_fetched_before=True)
 
-    def decide(self, url: str | UrlParts, *, tally: bool = True) -> Decision:
+    def decide(
+        self, url: str | UrlParts, *, tally: bool = True, source: UrlParts | None = None
+    ) -> Decision:
         """Skip (on a rule and a counterpart), sample, or fetch. ``tally=False`` asks
-        without counting the request towards the next sample. Raises
-        ``UrlNotCheckedError`` for a URL that cannot be judged."""
+        without counting the request towards the next sample; ``source``: the page that
+        linked it. Raises ``UrlNotCheckedError`` for a URL that cannot be judged."""
         parts = url_parts(url) if isinstance(url, str) else url
         if self.mode == "strict":
             return self._strict(parts, tally=tally)
-        return self.learner.decide(parts, self._covered, tally=tally, awaited=self._awaited)
+        return self.learner.decide(
+            parts, self._covered, tally=tally, awaited=self._awaited, source=source
+        )
 
     def _strict(self, parts: UrlParts, *, tally: bool) -> Decision:
         for match in self.urls.near(url_simhash(parts, self.seed)):

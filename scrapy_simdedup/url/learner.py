@@ -20,9 +20,11 @@ one of three kinds of rule:
   the latest copies copied (its ``exemplar``), which must be in this crawl's feed: a
   calendar kept by last week's crawl is not. A page of the template that comes back new
   stops the rule for the rest of the crawl (``Rule.stopped``): the exemplar says nothing of
-  a day that has events of its own. So does going idle, unless the trap skipped
-  ``TRAP_FINAL_URLS`` requests (``stop_finite_traps``): a finite template is fetched in
-  full, its skips only come last; an endless one is cut.
+  a day that has events of its own. So does going idle, unless the trap is endless by its
+  structure (``stop_finite_traps``): most of its skips were links found on pages of its own
+  template (a next-day or next-page chain that keeps producing URLs ahead of the crawl). A
+  template listed from outside it (a calendar's index of 1,216 days) is finite, however
+  long: fetched in full, its skips only come last.
 
 A host learned to mirror another also follows that host's pattern and trap rules. A
 request is skipped only when its counterpart (the same path on the original, the URL
@@ -62,9 +64,6 @@ MIN_EVIDENCE = 3
 GENERAL_VALUES = 3
 """Distinct values of a parameter its copies must show before its rule covers any value."""
 MAX_VALUE_CHARS = 200
-TRAP_FINAL_URLS = 1_000
-"""A trap's bets are final only once it skipped this many requests in one crawl (an endless
-calendar or pager); below, they are re-issued when the crawl goes idle."""
 MIN_DUPLICATE_SHARE = 0.9
 SAMPLE_EVERY = 20
 MAX_RULES = 10_000
@@ -102,6 +101,7 @@ class Rule:
     # its own among its copies (a calendar's busy days), so it skips nothing more here
     stopped: bool = field(default=False, compare=False)
     skipped_here: int = field(default=0, compare=False)  # trap: its skips in this crawl
+    chained_here: int = field(default=0, compare=False)  # trap: of them, linked from its own
 
     @property
     def identity(self) -> str:
@@ -138,7 +138,9 @@ class Rule:
 
     def to_json(self) -> bytes:
         data = asdict(self)
-        for this_crawls in ("candidates", "exemplar", "waits", "stopped", "skipped_here"):
+        for this_crawls in (
+            "candidates", "exemplar", "waits", "stopped", "skipped_here", "chained_here",
+        ):  # fmt: skip
             del data[this_crawls]
         return json.dumps(data, sort_keys=True).encode()
 
@@ -279,6 +281,7 @@ class UrlLearner:
         *,
         tally: bool = True,
         awaited: Container[str] = (),
+        source: UrlParts | None = None,
     ) -> Decision:
         """Skip ``parts`` when a learned rule predicts a duplicate whose original is here.
 
@@ -286,7 +289,8 @@ class UrlLearner:
         has queued. A mirror's copy may also wait for an original that is not yet queued but
         ``awaited`` (its host is crawled, and it did not fail): the skip is then ``pending``,
         a bet that the original's own link brings it. ``tally=False`` asks without counting
-        the request (it is never sampled).
+        the request (it is never sampled). ``source``: the page that linked it (its
+        referrer), which tells a trap's chain from a listing.
         """
         in_force = self._in_force(parts.host)
         for rule in in_force:
@@ -309,20 +313,24 @@ class UrlLearner:
             if rule.candidates >= self._sample_interval(rule):
                 rule.candidates = 0
                 return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
-            rule.skipped_here += rule.kind == "trap"
+            if rule.kind == "trap":
+                rule.skipped_here += 1
+                rule.chained_here += _chained(rule, parts, source)
             return Decision(True, rule, counterpart=counterpart, pending=pending)
         return FETCH
 
     def stop_finite_traps(self) -> list[Rule]:
-        """At idle: every trap that skipped fewer than ``TRAP_FINAL_URLS`` requests in this
-        crawl stops (its bets are then re-issued, and its template fetched from now on).
-        Its empty pages say nothing of a page of its own that it skipped (a calendar's
-        busy day): a finite template is fetched in full, its skips only come last. Returns
-        the rules stopped."""
+        """At idle: every trap that is not endless by its structure stops (its bets are
+        then re-issued, and its template fetched from now on): fewer than half its skips in
+        this crawl were links found on pages of its own template. Its empty pages say
+        nothing of a page of its own that it skipped (a calendar's busy day): a finite
+        template is fetched in full, its skips only come last. Returns the rules stopped."""
         stopped = [
             rule
             for rule in self._rules.values()
-            if rule.kind == "trap" and not rule.stopped and rule.skipped_here < TRAP_FINAL_URLS
+            if rule.kind == "trap"
+            and not rule.stopped
+            and 2 * rule.chained_here < rule.skipped_here
         ]
         for rule in stopped:
             rule.stopped = True
@@ -667,3 +675,13 @@ def _covers(rule: Rule, parts: UrlParts, section: str) -> bool:
 def _path(template: str) -> str:
     """A path template without its host: what a mirror shares with its original."""
     return template.partition("/")[2]
+
+
+def _chained(trap: Rule, parts: UrlParts, source: UrlParts | None) -> bool:
+    """Whether ``parts`` was linked from a page of ``trap``'s own template (its next day,
+    its next page): what an endless template does, ahead of the crawl."""
+    return (
+        source is not None
+        and source.host == parts.host
+        and _path(path_template(source)) == _path(trap.template)
+    )

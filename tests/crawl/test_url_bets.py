@@ -377,3 +377,19 @@ def test_a_depth_limit_keeps_the_sections_only_a_mirrors_chapters_reach(tmp_path
     # The mirror rule stood (learned from the docs' copies), and its skips were declined.
     assert crawl.simdedup()["simdedup/url/mirror_hosts"] >= 1
     assert crawl.simdedup()["simdedup/url/deeper_counterpart"] >= 5
+
+
+def test_a_long_finite_calendar_is_fetched_in_full(tmp_path: Path) -> None:
+    """1,216 days listed on one index, 6 with events: the trap skipped more than 1,000
+    requests, was taken for endless, and its skips were final (6 of 6 lost, issue 34). A
+    trap is endless by its structure, not by a count: its skips here come from the index."""
+    busy = (1, 200, 400, 600, 800, 1200)
+    sites = {"calendar": urlsites.calendar(days=1216, busy=busy, latency=0.01)}
+    with urlsites.serve(sites) as urls:
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *PLAIN_SCRAPY[1::2])
+        crawl = _crawl(urls, tmp_path / "ours", "ours.jsonl", "CONCURRENT_REQUESTS=4")
+    assert _kept(plain, urls, sites) == _distinct(sites)
+    assert _kept(crawl, urls, sites) == _distinct(sites)
+    stats = crawl.simdedup()
+    assert stats.get("simdedup/url/skipped/trap", 0) > 1_000, stats  # the trap was learned
+    assert stats.get("simdedup/url/final", 0) == 0
