@@ -452,6 +452,10 @@ class UrlSimHashMiddleware:
             self._counterpart_lost(url, "counterpart_not_kept")
             if routed is not None and self.config.drop and self.judge.revisitable(original):
                 self._request_revisit(routed, original)
+        elif original is not None and original != key:
+            for fetched in (url, self._canonical(original)):  # a soft 404 and its first
+                if fetched is not None and not self.judge.brought(fetched):
+                    self._counterpart_lost(fetched, "counterpart_not_predicted")
         for rule in weakened:
             reissued = self.bets.weakened(rule.identity) if self.bets else 0
             if reissued:  # a debug line per new page would cost the crawl more than its work
@@ -614,6 +618,13 @@ class UrlSimHashMiddleware:
             self.judge.lost(url)
         if self.bets is not None:
             self.bets.lost(url, why)
+
+    @staticmethod
+    def _canonical(url: str) -> str | None:
+        try:
+            return canonical_url(url)
+        except UrlNotCheckedError:
+            return None
 
     def _parts(self, request: Request, *, count: bool) -> UrlParts | None:
         """``url_parts`` of the request (None: unjudgeable)."""

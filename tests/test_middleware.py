@@ -522,3 +522,28 @@ def test_a_link_offsite_middleware_drops_is_no_counterpart() -> None:
         assert middleware.judge.covers(canonical_url(allowed.url))
         middleware.request_scheduled(Request(f"{MIRROR}/p/302.html"))
         assert middleware.judge.covers(canonical_url(f"{MIRROR}/p/302.html"))
+
+
+def test_bets_on_a_soft_404_are_reissued() -> None:
+    """The original answers 200 "this story is no longer available" for stories its mirror
+    still carries: the mirror's copies were skipped on those counterparts, which brought a
+    page of another path of their host, not the story. Both notices' bets are re-issued
+    (a bet settled on any 200: 4 of 4 stories lost, issue 34)."""
+    with opened_middleware({"SIMDEDUP_URL_SAMPLE_EVERY": 1000}) as middleware:
+        _teach_mirror(middleware)
+        for n in (3, 5, 7):
+            _fetch(middleware, f"{ORIGINAL}/story/{n}")
+        for n in (3, 5, 7):
+            assert _skipped(middleware, Request(f"{MIRROR}/story/{n}"))
+        middleware.content_verdict(f"{ORIGINAL}/story/3", None)  # the first notice: new
+        middleware.content_verdict(f"{ORIGINAL}/story/7", None)  # a real story
+        assert _engine(middleware).crawled == []
+        middleware.content_verdict(f"{ORIGINAL}/story/5", f"{ORIGINAL}/story/3")
+        reissued = sorted(request.url for request in _engine(middleware).crawled)
+        assert reissued == [f"{MIRROR}/story/3", f"{MIRROR}/story/5"]
+        assert _stats(middleware)["simdedup/url/reissued/counterpart_not_predicted"] == 2
+        # A copy under the same path (a session id, a sort order) is no soft 404.
+        _fetch(middleware, f"{ORIGINAL}/story/7?sort=new")
+        assert _skipped(middleware, Request(f"{MIRROR}/story/7?sort=new"))
+        middleware.content_verdict(f"{ORIGINAL}/story/7?sort=new", f"{ORIGINAL}/story/7")
+        assert len(_engine(middleware).crawled) == 2

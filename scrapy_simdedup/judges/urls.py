@@ -227,9 +227,21 @@ class UrlJudge:
             if len(self.kept_now) < MAX_REMEMBERED:
                 self.kept_now.add(parts.url)
             return [] if original == key else self.learner.observe(parts, None)
+        copied = url_parts(original)
         if not self.kept(original) and len(self.barren) < MAX_REMEMBERED:
             self.barren.add(parts.url)
-        return self.learner.observe(parts, url_parts(original))
+        elif copied.host == parts.host and copied.segments != parts.segments:
+            # Two paths of one host with one page: a soft 404 ("this story is no longer
+            # available" with a 200), an error page, a redirect home. Neither brought the
+            # page a rule predicted at its path: no bet settles on them.
+            self.unpredicted(parts.url, copied.url)
+        return self.learner.observe(parts, copied)
+
+    def unpredicted(self, *urls: str) -> None:
+        """Pages fetched at ``urls`` that are not what their path promised."""
+        for url in urls:
+            if url in self.fetched_now and len(self.barren) < MAX_REMEMBERED:
+                self.barren.add(url)
 
     def brought(self, url: str) -> bool:
         """Whether ``url`` was fetched in this crawl and its page (or the page it copies)
