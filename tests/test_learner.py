@@ -367,3 +367,24 @@ def test_a_trap_is_endless_by_its_chain_and_finite_when_listed_from_outside() ->
             assert decision.skip or decision.sample  # skipped, or fetched to check the rule
         stopped = learner.stop_finite_traps()
         assert [rule.kind for rule in stopped] == ([] if endless else ["trap"])
+
+
+def test_a_value_that_brings_a_new_page_ends_the_parameters_any_value() -> None:
+    """Most articles answer ``?lang=fr/de/es`` with their English page, so three values
+    made the rule cover any value, and the real translations were skipped (3-6 of 6 lost,
+    issue 34). A value that brings a new page ends that: the rule covers the values its
+    copies showed, and no other, however many more copies come."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n, lang in enumerate(("fr", "de", "es", "fr", "de", "es")):
+        _copy(learner, fetched, f"{ORIGINAL}/news/{n}?lang={lang}", f"{ORIGINAL}/news/{n}")
+    fetched.update({f"{ORIGINAL}/news/20", f"{ORIGINAL}/news/21"})
+    assert learner.decide(url_parts(f"{ORIGINAL}/news/20?lang=ja"), fetched).skip  # any value
+    fetched.update({f"{ORIGINAL}/news/7", f"{ORIGINAL}/news/7?lang=ja"})
+    (weakened,) = learner.observe(url_parts(f"{ORIGINAL}/news/7?lang=ja"), None)
+    assert weakened.kind == "pattern" and weakened.specific
+    for n, lang in enumerate(("fr", "de", "es", "it"), start=8):  # the rule comes back
+        _copy(learner, fetched, f"{ORIGINAL}/news/{n}?lang={lang}", f"{ORIGINAL}/news/{n}")
+    assert learner.decide(url_parts(f"{ORIGINAL}/news/20?lang=it"), fetched).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/news/21?lang=ja"), fetched).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/news/21?lang=pt"), fetched).skip

@@ -64,6 +64,8 @@ MIN_EVIDENCE = 3
 GENERAL_VALUES = 3
 """Distinct values of a parameter its copies must show before its rule covers any value."""
 MAX_VALUE_CHARS = 200
+MAX_SPECIFIC_VALUES = 64
+"""Values a pattern rule that met a new page remembers (one per copy that showed it)."""
 MIN_DUPLICATE_SHARE = 0.9
 SAMPLE_EVERY = 20
 MAX_RULES = 10_000
@@ -86,7 +88,10 @@ class Rule:
     other: str = ""  # mirror: the original host; strict: the fetched URL it is near
     names: tuple[str, ...] = ()  # pattern: the parameters that change nothing
     template: str = ""  # trap: the path template; pattern: the section (none: applies nowhere)
-    values: tuple[str, ...] = ()  # pattern: values its copies showed, GENERAL_VALUES at most
+    values: tuple[str, ...] = ()  # pattern: values its copies showed
+    # pattern: a value of it brought a new page (a translation among ?lang= fallbacks):
+    # it covers the values its copies showed, never "any value" again
+    specific: bool = False
     duplicates: int = 0
     uniques: int = 0
     streak: int = 0  # duplicates since the last new page
@@ -154,7 +159,7 @@ class Rule:
     def covers_values(self, parts: UrlParts) -> bool:
         """A pattern rule applies to these values of its parameters: any, once its copies
         showed ``GENERAL_VALUES`` of them; else only those they showed."""
-        if len(self.values) >= GENERAL_VALUES:
+        if len(self.values) >= GENERAL_VALUES and not self.specific:
             return True
         return all(
             value[:MAX_VALUE_CHARS] in self.values
@@ -164,7 +169,8 @@ class Rule:
 
     def saw_value(self, value: str) -> None:
         value = value[:MAX_VALUE_CHARS]
-        if value not in self.values and len(self.values) < GENERAL_VALUES:
+        most = MAX_SPECIFIC_VALUES if self.specific else GENERAL_VALUES
+        if value not in self.values and len(self.values) < most:
             self.values = (*self.values, value)
 
 
@@ -504,6 +510,8 @@ class UrlLearner:
             else:
                 counterpart = self._counterpart(rule, parts, in_force)
                 relevant = counterpart is not None and self.fetched(counterpart)
+                if relevant and rule.kind == "pattern":
+                    rule.specific = True  # this value is no copy: nor is any value
             if relevant:
                 weakened.append(rule)
         return weakened
@@ -565,6 +573,7 @@ class UrlLearner:
             local.saw_value(value)
         local.waits = local.waits and remote.waits  # its bet waited in vain: none here
         local.stopped = local.stopped or remote.stopped  # its trap met a page of its own
+        local.specific = local.specific or remote.specific  # a value of it brought a page
         if remote.chosen and not local.chosen:  # its direction, unless this one chose
             reverse = self._find(Rule("mirror", local.other, other=local.host))
             local.chosen = reverse is None or not reverse.chosen
