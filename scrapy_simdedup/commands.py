@@ -227,6 +227,7 @@ def _print_text_query(
     """What the crawl's content judge would decide for ``text``, and why."""
     from scrapy_simdedup.judges.confirmation import confirm
     from scrapy_simdedup.judges.content import ContentJudge
+    from scrapy_simdedup.judges.templates import host_of
 
     judge = ContentJudge(index, confirm_similarity=config.confirm_similarity)
     done = judge.fingerprinted(text)
@@ -246,7 +247,10 @@ def _print_text_query(
         print(f"sentences: {len(matches)} stored pages share one of its longest sentences")
     for match in matches[:MAX_LISTED]:
         template = templates.of(match.key)
-        confirmation = confirm(done, match.payload, config.confirm_similarity, template)
+        same_host = host_of(match.key) == templates.host
+        confirmation = confirm(
+            done, match.payload, config.confirm_similarity, template, same_host=same_host
+        )
         if confirmation.copy:
             said = "confirmed: a copy, would be dropped"
         elif confirmation.adds_content:

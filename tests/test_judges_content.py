@@ -187,8 +187,9 @@ def test_an_unconfirmed_candidate_is_named_with_its_distance(index: SimHashIndex
     )
     assert verdict.confirmation is not None
     assert 0.5 < verdict.confirmation.similarity < 0.97
-    # the paragraph, and at most a short edited sentence not told from a new one
-    assert 0 <= verdict.confirmation.novel_words - len(ADDED_PARAGRAPH.split()) <= 5
+    # the paragraph, and at most a short edited sentence not told from a new one (under 2
+    # seeds of 60, one of 6-7 words)
+    assert 0 <= verdict.confirmation.novel_words - len(ADDED_PARAGRAPH.split()) <= 10
     assert verdict.confirmation.length_ratio > 0.9  # "banana" replaced stop words too
 
 

@@ -12,16 +12,17 @@ edited keeps a near SimHash when it is long, and most of its word bits when it i
 (``similar_words``). A page keeps at most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS``
 words or more, in text order, from its first ``MAX_BLOCK_CHARS`` characters.
 
-Each block also carries ``masked``, the exact hash of its text with volatile tokens masked
-(``volatile.py``: a banner's timestamp or view count), which is what a host's template is
-counted by, and ``chrome``, set for the lines of page chrome (``chrome.py``: a source /
-time / views line, a copyright notice, an editor line), which a page never "adds".
+Each block also carries ``masked``, the exact hash of its text with its figures masked
+(``volatile.py``), ``volatile`` when those figures change by themselves (a banner's
+timestamp or visit counter: the block is then counted in its host's template by its masked
+text), and ``chrome``, set for the lines of page chrome (``chrome.py``: a source / time /
+views line, a copyright notice, an editor line), which a page never "adds".
 
 Serialised after the sketch in a stored page's payload: a uint16 count, then per block its
 exact hash, SimHash and word set (uint64) and its word count (uint16), little-endian. Since
 the chrome work the count has its top bit set, and each block holds its masked hash
-(uint64) after the word set, and its chrome flag as the top bit of the word count; pages
-stored before are read with their exact hash as the masked one and no chrome.
+(uint64) after the word set, and its chrome and volatile flags as the top two bits of the
+word count; pages stored before are read with no masked hash and no flags.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ import mmh3
 from scrapy_simdedup.fingerprint.chrome import is_chrome
 from scrapy_simdedup.fingerprint.nshash import split_sentences
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
-from scrapy_simdedup.fingerprint.volatile import masked
+from scrapy_simdedup.fingerprint.volatile import is_volatile, masked
 
 MAX_BLOCKS = 256
 MAX_BLOCK_CHARS = 50_000
@@ -60,7 +61,8 @@ _COUNT = struct.Struct("<H")
 _OLD_BLOCK = struct.Struct("<QQQH")  # pages stored before masked hashes and chrome
 _BLOCK = struct.Struct("<QQQQH")
 _MARKED = 0x8000  # in the count: blocks of the current layout; in a block's words: chrome
-_MAX_WORDS = 0x7FFF
+_VOLATILE = 0x4000  # in a block's words: it holds volatile tokens
+_MAX_WORDS = 0x3FFF
 MAX_WORDSET_WORDS = 32
 """Up to this many words, word sets tell an edited sentence (most bits in common) from
 another sentence; beyond, their 64 bits fill up, and the SimHash decides."""
@@ -79,11 +81,13 @@ class Block:
     words: int
     masked: int = 0
     chrome: bool = False
+    volatile: bool = False  # it holds a date, a time, a long count or an id
 
     @property
     def template_hash(self) -> int:
-        """What the block is counted by in its host's template."""
-        return self.masked or self.exact
+        """What the block is counted by in its host's template: its masked text when it
+        holds tokens that change by themselves (a banner's timestamp), else itself."""
+        return self.masked if self.volatile and self.masked else self.exact
 
     def similar_words(self, other: Block) -> bool:
         """Short sentences sharing most of their words (a Jaccard share of their bits)."""
@@ -154,7 +158,10 @@ def text_blocks(text: str, seed: int, *, split: list[str] | None = None) -> tupl
         exact = _sentence_hash(sentence, seed)
         mask = masked(sentence)
         masked_hash = _sentence_hash(mask, seed) if mask != sentence else 0
-        blocks.append(Block(exact, simhash, wordset, len(found), masked_hash, is_line_chrome))
+        volatile = bool(masked_hash) and is_volatile(sentence)
+        blocks.append(
+            Block(exact, simhash, wordset, len(found), masked_hash, is_line_chrome, volatile)
+        )
     return tuple(blocks)
 
 
@@ -193,7 +200,9 @@ def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
             b.simhash,
             b.wordset,
             b.masked,
-            min(b.words, _MAX_WORDS) | (_MARKED if b.chrome else 0),
+            min(b.words, _MAX_WORDS)
+            | (_MARKED if b.chrome else 0)
+            | (_VOLATILE if b.volatile else 0),
         )
         for b in blocks
     )
@@ -201,7 +210,8 @@ def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
 
 
 def _block_of(exact: int, simhash: int, wordset: int, masked: int, words: int) -> Block:
-    return Block(exact, simhash, wordset, words & _MAX_WORDS, masked, bool(words & _MARKED))
+    chrome, volatile = bool(words & _MARKED), bool(words & _VOLATILE)
+    return Block(exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile)
 
 
 def blocks_from_bytes(raw: bytes) -> tuple[Block, ...] | None:
@@ -275,7 +285,11 @@ class PackedBlocks(Sequence[Block]):
             else:
                 layout = _field_layout(len(self), self._size, 24)
                 masks = layout.unpack_from(self.raw, _COUNT.size)
-                self._templates = tuple(m or e for m, e in zip(masks, self.exacts, strict=True))
+                flags = _words_layout(len(self)).unpack_from(self.raw, _COUNT.size)
+                self._templates = tuple(
+                    m if m and w & _VOLATILE else e
+                    for m, w, e in zip(masks, flags, self.exacts, strict=True)
+                )
         return self._templates
 
     @property

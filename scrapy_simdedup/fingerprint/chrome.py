@@ -8,11 +8,11 @@ host met for the first time (its template is learned from its third page on, see
 ``index/blockcounts.py``).
 
 ``is_chrome`` recognises such a line (a line of text, before it is cut into sentences) by a
-small lexicon (English and Chinese) and by its length: a marker inside a paragraph is
-content.
-Strong markers (a copyright or disclaimer notice) allow ``MAX_NOTICE_WORDS`` words, the
-others ``MAX_CHROME_WORDS``; a Chinese character counts as a word, as in ``blocks.py``, and
-figures (times, counters) do not count.
+small lexicon (English and Chinese) and by where the marker sits: anywhere in a short line,
+at the start of a longer one (previous/next links, breadcrumbs, notices), or several labels
+in one line. A Chinese character counts as a word, as in ``blocks.py``, and
+figures (times, counters) do not count. A banner the lexicon does not know is learned as
+its site's template instead (``index/blockcounts.py``).
 """
 
 from __future__ import annotations
@@ -20,49 +20,92 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+SHORT_WORDS = 12
+"""A line this short with a marker anywhere is chrome ("Views: 3,281", "posted by ann")."""
 MAX_CHROME_WORDS = 30
+"""A line with a marker at its start may be this long ("Source: ... | Published: ...")."""
+MIN_LABELS = 2
+"""Labels in a longer line that make it a "source / time / views" line."""
 MAX_NOTICE_WORDS = 80
+"""A notice (copyright, disclaimer) may be this long when it starts the line."""
+LEAD_CHARS = 2
+"""A notice this close to the line's start (after a bracket) starts it."""
+MAX_LINE_CHARS = 2_000
+MAX_CACHED_CHARS = 1_000
 _WORD = re.compile(
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]|[^\W\d_][\w]*"
 )  # words with a letter: a timestamp or a counter is no word of a line's length
 
 _NOTICE = re.compile(
-    r"copyright\s*(?:©|\(c\)|\d{4})|©|\(c\)\s*\d{4}|all rights reserved|版权所有|版权归|ICP[备证]"
-    r"|免责声明|^\W*disclaimer\b|不代表本[网站]|如有侵权|转载目的|请注明出处",
+    r"copyright\s*(?:©|\(c\)|\d{4})|©|\(c\)\s*\d{4}|all rights reserved|免责声明|disclaimer\b"
+    r"|^声明[:：]",
     re.IGNORECASE,
 )
-_CHROME = re.compile(
-    # source / time / views lines and counters
-    r"来源[:：]|稿源[:：]|发布时间|更新时间|浏览[:：]?\s*\d|阅读[:：]?\s*\d|点击[:：]?\s*\d|\d+\s*次(?:浏览|阅读|点击)"
-    r"|字号[:：]|\bviews?\s*[:：]|\b\d[\d,.]*\s+(?:views|visits|reads|hits)\b"
-    r"|\bviewed\s+[\d,.]+\s+times|\bvisitor\s+(?:number|no\.?|#)|\bpage generated\b"
-    r"|\bgenerated (?:in|at|on)\b.*\d|\blast (?:updated|modified|synchroni[sz]ed|synced)\b"
-    r"|\bmirror (?:of|hosted)\b|\bpublished\s*[:：]|\bposted (?:on|by|at)\b|\bsource\s*[:：]"
-    # editor and author lines
-    r"|责任编辑|编辑[:：]|作者[:：]|记者[:：]|\bedited by\b|\beditor\s*[:：]|\bby the web desk\b"
-    # share bars and previous / next links
-    r"|分享到|一键分享|\bshare (?:this|on|via)\b"
-    r"|\b(?:facebook|twitter|weibo|wechat)\b.*\b(?:twitter|linkedin|email|facebook|weibo|qq)\b"
-    r"|^(?:上一篇|下一篇|上一页|下一页)"
+_NOTICE_ANYWHERE = re.compile(
+    r"版权所有|版权归|ICP[备证]|不代表本[网站]|如有侵权|转载目的|请注明出处"
+)
+_LINE_START = re.compile(
+    # previous / next links, share bars and breadcrumbs: a line that starts so is chrome
+    r"^\W{0,2}(?:上一篇|下一篇|上一页|下一页|分享到|一键分享|返回顶部|返回首页)"
     r"|^(?:previous|next|prev)(?: article| post| page| story)?\s*[:：]"
-    r"|返回顶部|返回首页|\bback to top\b"
-    # breadcrumbs
+    r"|^share (?:this|on|via)\b|^back to top\b"
     r"|^(?:首页|home)\s*(?:>|»|›|/|＞)",
     re.IGNORECASE,
 )
+_LABELS = re.compile(
+    # source / time / views / author labels and counters: one in a short line, or several
+    r"来源[:：]|稿源[:：]|发布时间|更新时间|时间[:：]|浏览[:：]?\s*\d|阅读[:：]?\s*\d|点击[:：]?\s*\d"
+    r"|\d{1,12}\s*次(?:浏览|阅读|点击)"
+    r"|字号[:：]|\bviews?\s*[:：]|\b\d[\d,.]{0,20}\s+(?:views|visits|reads|hits)\b"
+    r"|\bviewed\s+[\d,.]{1,20}\s+times|\bvisitor\s+(?:number|no\.?|#)|\bpage generated\b"
+    r"|\bgenerated (?:in|at|on)\b.{0,80}?\d|\blast (?:updated|modified|synchroni[sz]ed|synced)\b"
+    r"|\bpublished\s*[:：]|\bsource\s*[:：]|\bupdated\s*[:：]"
+    r"|责任编辑|编辑[:：]|作者[:：]|记者[:：]|\beditor\s*[:：]",
+    re.IGNORECASE,
+)
+_SHORT_ONLY = re.compile(
+    # markers that also start sentences of content: chrome only in a short line
+    r"\bmirror (?:of|hosted)\b|\bposted (?:on|by|at)\b|\bedited by\b|\bby the web desk\b"
+    r"|\b(?:facebook|twitter|weibo|wechat)\b.{0,80}\b(?:twitter|linkedin|email|facebook|weibo|qq)\b",
+    re.IGNORECASE,
+)
+
+
+def is_chrome(line: str) -> bool:
+    """Whether ``line`` (one line of a page's text) is chrome rather than content: a
+    short line (``SHORT_WORDS``) with a marker, a line that starts as chrome does
+    (previous/next, a breadcrumb, a share bar, a notice), or one of several labels ("Source:
+    ... | Published: ... | Views: ..."). A sentence of a paragraph that mentions a source,
+    a view count or a copyright is content."""
+    if len(line) > MAX_LINE_CHARS:
+        return False
+    if len(line) > MAX_CACHED_CHARS:
+        return _judged(line.strip())
+    return _cached(line)
 
 
 @lru_cache(maxsize=8192)  # chrome lines repeat from page to page, content lines do not
-def is_chrome(line: str) -> bool:
-    """Whether ``line`` (one line of a page's text) is chrome rather than content."""
-    if len(line) > 4 * MAX_NOTICE_WORDS and not line.isascii():
-        return False  # long CJK text: content, whatever it mentions
+def _cached(line: str) -> bool:
+    return _judged(line.strip())
+
+
+def _judged(line: str) -> bool:
     words = len(_WORD.findall(line))
     if words > MAX_NOTICE_WORDS:
         return False
-    if _NOTICE.search(line):
+    if _NOTICE_ANYWHERE.search(line):
         return True
-    return words <= MAX_CHROME_WORDS and _CHROME.search(line) is not None
+    notice = _NOTICE.search(line)
+    if notice is not None and (words <= SHORT_WORDS or notice.start() <= LEAD_CHARS):
+        return True
+    if words > MAX_CHROME_WORDS:
+        return False
+    if _LINE_START.search(line):
+        return True
+    labels = len(_LABELS.findall(line))
+    if labels >= MIN_LABELS or (labels and words <= SHORT_WORDS):
+        return True
+    return words <= SHORT_WORDS and _SHORT_ONLY.search(line) is not None
 
 
 def without_chrome(text: str) -> str:

@@ -5,9 +5,14 @@ page (and from one fetch of a page to the next), so a block hashed as it stands 
 repeats and never becomes its host's template. ``masked`` replaces them with placeholders:
 hex and id-like runs of eight or more characters holding a digit become ``#``, runs of
 digits (with the separators of dates, times, prices and counts between them) become ``0``,
-and month names become ``M``. Only template learning reads masked text; content is
-compared as it stands, so two pages that differ in their figures (scores, prices,
-timetables) stay two pages.
+and month names become ``M``.
+
+Only a line with a token that changes by itself (``is_volatile``: a date, a time of day, a
+count of five digits or more, an id) is counted in its site's template by its masked text:
+a product's "36 V, 120 Nm, 2.4 kg" is no banner, and a line of such figures stays the
+page's own. Content is compared as it stands, and a sentence that differs from another
+only in its figures is new content, not an edit of it (``judges/confirmation.py``): two
+pages that differ in their figures (scores, prices, timetables) stay two pages.
 """
 
 from __future__ import annotations
@@ -19,6 +24,18 @@ _NUMBER = re.compile(r"\d+(?:[.,:/\-]\d+)*")
 _MONTH = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b\.?", re.IGNORECASE
 )
+
+
+_VOLATILE = re.compile(
+    r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"  # dates
+    r"|\b\d{1,2}:\d{2}\b"  # times of day
+    r"|\d(?:[\d,.]?\d){4,}"  # counts of five digits or more (2,255,257)
+)
+
+
+def is_volatile(line: str) -> bool:
+    """Whether ``line`` holds a token that changes from request to request."""
+    return bool(_VOLATILE.search(line) or _ID.search(line))
 
 
 def masked(line: str) -> str:

@@ -108,9 +108,14 @@ def confirm(
     payload: bytes,
     min_similarity: float,
     template: frozenset[int] = frozenset(),
+    *,
+    same_host: bool = False,
 ) -> Confirmation:
-    """Compare a page with a stored candidate's payload; ``template``: the exact hashes of
-    the blocks its host shares across pages."""
+    """Compare a page with a stored candidate's payload; ``template``: the template hashes
+    of the blocks its host shares across pages. ``same_host``: the candidate is a page of
+    the page's own host, where a new first line is no new title (an event, a product, a
+    job on a shared description) and a page that holds another without being like it
+    (sketches) is a page of its own: only similarity confirms a copy there."""
     mine, theirs = done.fingerprint.sketch, Sketch.from_bytes(payload[:SKETCH_BYTES])
     if mine is None or theirs is None:
         return NO_SKETCH
@@ -124,13 +129,15 @@ def confirm(
     if stored_blocks is None:  # stored before blocks were kept: similarity alone
         return Confirmation(similarity, similar, contained, contains, length_ratio=ratio)
     blocks = done.blocks.decoded()
-    page = _compared(blocks, stored_blocks, template)
-    stored = _compared(stored_blocks, blocks, template)
+    page = _compared(blocks, stored_blocks, template, retitles=not same_host)
+    stored = _compared(stored_blocks, blocks, template, retitles=not same_host)
     novel, lacking = page.novel, stored.novel
     adds = novel >= NOVEL_MIN_WORDS
     covers = (stored.content - lacking) / stored.content if stored.content else 0.0
-    contained_in_stored = covers >= MIN_COVERS and (
-        covers >= MIN_COVERS_ANYWHERE or starts_alike(blocks, stored_blocks, template)
+    contained_in_stored = (
+        not same_host
+        and covers >= MIN_COVERS
+        and (covers >= MIN_COVERS_ANYWHERE or starts_alike(blocks, stored_blocks, template))
     )
     copy = not adds and (similar or contained_in_stored)
     return Confirmation(
@@ -160,7 +167,11 @@ class _Compared:
 
 
 def _compared(
-    mine: tuple[Block, ...], theirs: tuple[Block, ...], template: frozenset[int]
+    mine: tuple[Block, ...],
+    theirs: tuple[Block, ...],
+    template: frozenset[int],
+    *,
+    retitles: bool = True,
 ) -> _Compared:
     places: dict[int, list[int]] = {}  # exact hash -> where the stored page has it
     for there, block in enumerate(theirs):
@@ -170,7 +181,10 @@ def _compared(
     counted: set[int] = set()
     unmatched: list[Block] | None = None
     exacts = {block.exact for block in mine}
-    retitled_at = retitled(mine, theirs, template, exacts)
+    retitled_at = retitled(mine, theirs, template, exacts) if retitles else None
+    # A sentence that differs from one of theirs in its figures alone (a price, a spec, a
+    # score) says something new: no edit of it.
+    figures = {block.masked for block in theirs if block.masked}
     # The other page's sentences this page has fewer times than it (each occurrence used
     # as it is can be no sentence this page edited): what an edited sentence may come from.
     spare = spare_sentences(theirs, mine)
@@ -188,7 +202,12 @@ def _compared(
             chrome += block.words
             continue
         content += block.words
-        if matched or at == retitled_at or edited(mine, at, theirs, places, spare):
+        if matched or at == retitled_at:
+            continue
+        if block.masked in figures:
+            novel += block.words
+            continue
+        if edited(mine, at, theirs, places, spare):
             continue
         if unmatched is None:
             unmatched = [b for b in theirs if b.exact in spare and not b.chrome]

@@ -20,7 +20,7 @@ from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.index.permuted import QueryOrAdd
 from scrapy_simdedup.judges.confirmation import Confirmation, confirm
-from scrapy_simdedup.judges.templates import PageTemplates
+from scrapy_simdedup.judges.templates import PageTemplates, host_of
 from scrapy_simdedup.judges.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -97,10 +97,7 @@ class ContentJudge:
         found = self._candidates(done, key, payload, templates, record)
         if found.revisit:
             return Verdict(key, key, found_by="simhash", revisit=True)
-        confirmations = [
-            (match, confirm(done, match.payload, self.confirm_similarity, templates.of(match.key)))
-            for match in found.matches
-        ]
+        confirmations = [(match, self._confirm(done, match, templates)) for match in found.matches]
         copied = next(((m, c) for m, c in confirmations if c.copy), None)
         if record and copied is None and confirmations and not found.added:
             again, more = self._add_unless_new(done, key, payload, templates, found.matches)
@@ -187,14 +184,18 @@ class ContentJudge:
             if not fresh:
                 break
             for match in fresh:
-                confirmation = confirm(
-                    done, match.payload, self.confirm_similarity, templates.of(match.key)
-                )
+                confirmation = self._confirm(done, match, templates)
                 more.append((match, confirmation))
                 if confirmation.copy:
                     return again, more
             passed_by.update(match.key for match in fresh)
         return again, more
+
+    def _confirm(self, done: Fingerprinted, match: Match, templates: PageTemplates) -> Confirmation:
+        """The confirmation against one candidate, its host's template left out."""
+        template = templates.of(match.key)
+        same_host = host_of(match.key) == templates.host
+        return confirm(done, match.payload, self.confirm_similarity, template, same_host=same_host)
 
     def _decide_exactly(self, exact: int, key: str, record: bool) -> Verdict:
         """Too short for a SimHash: the exact text hash is the only look-up."""
