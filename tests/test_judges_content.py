@@ -495,3 +495,50 @@ def test_a_mirror_banner_with_a_counter_is_its_template_from_the_third_page(
         if not verdict.copy:
             kept.append(n)
     assert kept == [0, 1]
+
+
+VENUE = (
+    "The Riverside Hall opened in 1932 and seats 2,400 people across the stalls and two "
+    "balconies.\nDoors open one hour before the show, and the bar on the first floor serves "
+    "drinks and light food until the interval.\nThe hall is a ten minute walk from the "
+    "central station, and the car park on Mill Lane is free after six.\nWheelchair spaces "
+    "can be booked by phone, and hearing loops are fitted in every part of the auditorium."
+)
+DRILL = (
+    "The Acme cordless drill is built for tradespeople who work all day on site and need a "
+    "tool that keeps going.\nIts brushless motor delivers steady torque in hardwood, steel "
+    "and masonry, and the all-metal chuck holds bits firmly.\nEvery drill comes with two "
+    "batteries, a fast charger and a hard carrying case with room for bits and screws."
+)
+
+
+@pytest.mark.parametrize(
+    "pages",
+    [
+        [  # an event's own first line on a venue's shared description (not a new title)
+            f"{event}\n{VENUE}"
+            for event in (
+                "The Hollow Pines in concert, Friday 12 May at 8pm, tickets from 25 pounds",
+                "Cardiff Philharmonic plays Mahler 5, Saturday 13 May at 7.30pm",
+                "Stand-up night with Jo Kerr and guests, Sunday 14 May at 8pm",
+            )
+        ],
+        [  # a product line: one description, the specs differ in their figures alone
+            f"Acme Drill D{volts}0\n{DRILL}\nVoltage: {volts} V, max torque: {torque} Nm, "
+            f"weight: {weight} kg, battery: {battery} Ah, price: {price} dollars"
+            for volts, torque, weight, battery, price in (
+                (12, 30, 1.1, 2.0, 89), (18, 60, 1.6, 4.0, 149), (36, 120, 2.4, 6.0, 329)
+            )
+        ],
+    ],
+    ids=["events", "product-line"],
+)  # fmt: skip
+def test_pages_of_one_site_sharing_a_description_are_all_kept(
+    index: SimHashIndex, pages: list[str]
+) -> None:
+    # Seen in review: a short first line passed for a new title, and a spec line that
+    # differs in its figures for an edit of another's, with no similarity needed.
+    judge = ContentJudge(index)
+    for n, text in enumerate(pages):
+        verdict = judge.judge(text, f"https://site.example/page/{n}")
+        assert not verdict.copy, (n, verdict.confirmation)
