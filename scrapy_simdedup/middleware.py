@@ -313,6 +313,14 @@ class UrlSimHashMiddleware:
                 self._failed_here(request, parts)
         return response
 
+    def _predicted(self, decision: Decision) -> bool:
+        """Whether the page a mirror or parameter skip relies on is what its path promised
+        (not a soft 404: a copy of another path of its host)."""
+        rule, judge = decision.rule, self.judge
+        if rule is None or rule.kind == "trap" or judge is None:
+            return True
+        return decision.counterpart not in judge.unpredicted_now
+
     def _as_deep(self, request: Request, decision: Decision) -> bool:
         """Under ``DEPTH_LIMIT``, whether the counterpart a skip relies on was queued no
         deeper than ``request``: else the links its page holds may lie beyond the limit on
@@ -452,10 +460,10 @@ class UrlSimHashMiddleware:
             self._counterpart_lost(url, "counterpart_not_kept")
             if routed is not None and self.config.drop and self.judge.revisitable(original):
                 self._request_revisit(routed, original)
-        elif original is not None and original != key:
+        elif original is not None and original != key and self.bets is not None:
             for fetched in (url, self._canonical(original)):  # a soft 404 and its first
-                if fetched is not None and not self.judge.brought(fetched):
-                    self._counterpart_lost(fetched, "counterpart_not_predicted")
+                if fetched is not None and fetched in self.judge.unpredicted_now:
+                    self.bets.unpredicted(fetched)
         for rule in weakened:
             reissued = self.bets.weakened(rule.identity) if self.bets else 0
             if reissued:  # a debug line per new page would cost the crawl more than its work
@@ -505,6 +513,7 @@ class UrlSimHashMiddleware:
             and self.config.drop
             and not self._closing
             and self._as_deep(request, decision)
+            and self._predicted(decision)
         ):
             self._skip(request, parts, decision, scheduling=scheduling)
         self._fetch(request, parts, decision, scheduling=scheduling)

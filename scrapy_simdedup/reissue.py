@@ -173,6 +173,11 @@ class RequestBets:
         """``counterpart`` will not bring its page: the bets relying on it are re-issued."""
         self._reissue(self.held.relying_on(counterpart), why)
 
+    def unpredicted(self, counterpart: str) -> None:
+        """``counterpart`` brought a page of another path (a soft 404): the bets that
+        expected its own page are re-issued."""
+        self._reissue(self.held.relying_on_its_page(counterpart), "counterpart_not_predicted")
+
     def weakened(self, rule: str) -> int:
         """The rule ``rule`` was weakened: everything it parked is re-issued."""
         bets = self.held.under(rule)

@@ -59,6 +59,8 @@ class UrlJudge:
         self.judged_now: set[str] = set()  # fetched, and its content verdict arrived
         self.kept_now: set[str] = set()  # judged new or a re-visit: its page is in the feed
         self.barren: set[str] = set()  # fetched copies of pages this crawl did not keep
+        # fetched pages that copy another path of their host (a soft 404): see unpredicted
+        self.unpredicted_now: set[str] = set()
         self.lost_now: set[str] = set()  # failed, dropped or released: never to bring a page
         self.hosts_now: set[str] = set()  # hosts with a page fetched (2xx) in this crawl
         self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
@@ -238,10 +240,11 @@ class UrlJudge:
         return self.learner.observe(parts, copied)
 
     def unpredicted(self, *urls: str) -> None:
-        """Pages fetched at ``urls`` that are not what their path promised."""
+        """Pages fetched at ``urls`` that are not what their path promised: no mirror or
+        parameter bet settles on them (a trap's do: its pages copy each other)."""
         for url in urls:
-            if url in self.fetched_now and len(self.barren) < MAX_REMEMBERED:
-                self.barren.add(url)
+            if url in self.fetched_now and len(self.unpredicted_now) < MAX_REMEMBERED:
+                self.unpredicted_now.add(url)
 
     def brought(self, url: str) -> bool:
         """Whether ``url`` was fetched in this crawl and its page (or the page it copies)

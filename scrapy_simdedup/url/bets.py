@@ -78,6 +78,12 @@ class ParkedBets(Generic[T]):
         """Take out the bets whose counterpart is ``counterpart`` (it failed)."""
         return self._take(self._by_counterpart.get(counterpart, set()))
 
+    def relying_on_its_page(self, counterpart: str) -> list[Bet[T]]:
+        """Take out the bets that expect ``counterpart``'s page at its path (a mirror's, a
+        parameter's), not a trap's, whose copies rely on a page others copy."""
+        urls = self._by_counterpart.get(counterpart, set())
+        return self._take({url for url in urls if not self._by_url[url].rule.startswith("trap")})
+
     def under(self, rule: str) -> list[Bet[T]]:
         """Take out every bet the rule ``rule`` made (it was weakened)."""
         return self._take(self._by_rule.get(rule, set()))
