@@ -13,7 +13,9 @@ from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.heartbeats import Heartbeats
 from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.parking import ParkingLot
-from scrapy_simdedup.reissue import REISSUED, RequestBets
+from scrapy_simdedup.reissue import REISSUED, Adopted, Adoption, RequestParking, send_again
+from scrapy_simdedup.url.actions import Reissue
+from scrapy_simdedup.url.bets import Bet
 from tests.support.components import memory_crawler
 
 TIMEOUT = 10.0
@@ -48,15 +50,37 @@ def _failed(exc: StoreError) -> None:
     raise exc
 
 
-def _worker(store: RedisStore, name: str, clock: Clock) -> tuple[Heartbeats, RequestBets, Engine]:
+class Worker:
+    """A worker's parking and adoption, sending what it adopts as the middleware does."""
+
+    def __init__(self, store: RedisStore, name: str) -> None:
+        crawler = memory_crawler()
+        assert crawler.spider is not None
+        self.engine = Engine()
+        self.lot = ParkingLot(store, crawler.spider, owner=name)
+        self.parking = RequestParking(self.lot)
+        self.held: set[str] = set()
+        self.adoption = Adoption(self.lot, self._send, _failed)
+
+    def _send(self, request: Request) -> None:
+        self.engine.crawl(send_again(Reissue(Bet(request.url, "", None, request), "abandoned")))
+
+    def park(self, url: str, counterpart: str | None) -> bool:
+        self.held.add(url)
+        return self.parking.park(Bet(url, "rule", counterpart, Request(url)))
+
+    def adopt(self, heartbeats: Heartbeats) -> Adopted:
+        return self.adoption.adopt(self.held, heartbeats.alive, heartbeats.unsure)
+
+    def watch(self, heartbeats: Heartbeats) -> None:
+        self.adoption.watch(self.held, heartbeats.alive)
+
+
+def _worker(store: RedisStore, name: str, clock: Clock) -> tuple[Heartbeats, Worker, Engine]:
     heartbeats = Heartbeats(store, TIMEOUT, worker=name, clock=clock)
     heartbeats.beat()
-    crawler = memory_crawler()
-    engine = Engine()
-    crawler.engine = engine  # type: ignore[assignment]
-    assert crawler.spider is not None
-    lot = ParkingLot(store, crawler.spider, owner=name)
-    return heartbeats, RequestBets(crawler, lot, lambda url: None, _failed), engine
+    worker = Worker(store, name)
+    return heartbeats, worker, worker.engine
 
 
 def test_a_worker_is_dead_once_its_count_stood_still_for_the_timeout(store: RedisStore) -> None:
@@ -140,25 +164,25 @@ def test_what_a_dead_worker_parked_is_reissued_by_one_running_worker(store: Redi
     live, live_bets, _ = _worker(store, "live", Clock())
     urls = [f"http://m.example/p/{n}" for n in range(3)]
     for url in urls:
-        assert dead_bets.park(Request(url), url, "rule", url.replace("m.", "o."))
-    live_bets.park(Request("http://m.example/q"), "http://m.example/q", "rule", None)
+        assert dead_bets.park(url, url.replace("m.", "o."))
+    live_bets.park("http://m.example/q", None)
     first, first_bets, first_engine = _worker(store, "first", clock)
     second, second_bets, second_engine = _worker(store, "second", clock)
 
-    adopted = first_bets.adopt(first.alive, first.unsure)
+    adopted = first_bets.adopt(first)
     assert adopted.reissued == 0 and adopted.waiting  # not known dead yet: wait
     clock.now = TIMEOUT / 2
     live.beat()  # the live worker moves; the dead one does not
-    first_bets.watch(first.alive)
-    second_bets.watch(second.alive)
+    first_bets.watch(first)
+    second_bets.watch(second)
     clock.now = TIMEOUT
-    adopted = first_bets.adopt(first.alive, first.unsure)
+    adopted = first_bets.adopt(first)
     assert adopted.dead == ["dead"] and adopted.reissued == 3 and not adopted.waiting
     assert sorted(r.url for r in first_engine.crawled) == urls
     assert {r.meta[REISSUED] for r in first_engine.crawled} == {"abandoned"}
-    assert first_bets.crawler.stats.get_value("simdedup/url/reissued/abandoned") == 3
+    assert all(r.priority == 0 and not r.dont_filter for r in first_engine.crawled)
     # Another worker finds the same dead worker: nothing left to take, nothing twice.
-    assert second_bets.adopt(second.alive, second.unsure).reissued == 0
+    assert second_bets.adopt(second).reissued == 0
     assert second_engine.crawled == []
     # The live worker's parked request stays with it.
     left = list(store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED)))
@@ -173,7 +197,7 @@ def test_a_request_the_running_worker_cannot_rebuild_is_left_for_one_that_can(
     record = {"url": "http://m.example/x", "callback": "no_such_method", "simdedup_owner": "gone"}
     store.write({keyspace.PARKED + b"http://m.example/x": json.dumps(record).encode()})
     heartbeats, bets, engine = _worker(store, "running", clock)
-    adopted = bets.adopt(heartbeats.alive, heartbeats.unsure)  # "gone" never beat: dead
+    adopted = bets.adopt(heartbeats)  # "gone" never beat: dead
     assert adopted.dead == ["gone"] and adopted.reissued == 0 and engine.crawled == []
     assert bets.lot.malformed == 1
     assert store.get(keyspace.PARKED + b"http://m.example/x") == json.dumps(record).encode()

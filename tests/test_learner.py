@@ -7,7 +7,7 @@ from pathlib import Path
 from scrapy_simdedup import url_parts
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.stores import open_store
-from scrapy_simdedup.url.learner import UrlLearner
+from scrapy_simdedup.url.learner import Rule, UrlLearner
 
 ORIGINAL = "http://a.example"
 MIRROR = "http://m.example"
@@ -45,7 +45,12 @@ def test_a_mirror_is_learned_after_enough_evidence_and_skips_only_with_its_count
     # original may still come (it is awaited): the bet waits for it.
     only_here = url_parts(f"{MIRROR}/only-here.html")
     assert not learner.decide(only_here, fetched).skip
-    ahead = learner.decide(only_here, fetched, awaited={f"{ORIGINAL}/only-here.html"})
+    # The first would-be skip in a section without evidence (no copy seen in /) is fetched
+    # as a sample, so that its links are followed; the next one is skipped.
+    awaited = {f"{ORIGINAL}/only-here.html", f"{ORIGINAL}/also-here.html"}
+    first = learner.decide(url_parts(f"{MIRROR}/also-here.html"), fetched, awaited=awaited)
+    assert not first.skip and first.sample
+    ahead = learner.decide(only_here, fetched, awaited=awaited)
     assert ahead.skip and ahead.pending
     assert ahead.counterpart == f"{ORIGINAL}/only-here.html"
     # Any page of the original host is fetched.
@@ -227,6 +232,7 @@ def test_rules_persist_in_the_store_and_bad_records_are_counted(tmp_path: Path) 
         assert again.decide(url_parts(f"{MIRROR}/p/5"), fetched).skip
         again.save()
         told = UrlLearner(store, fetched, min_evidence=2, probation=False)
+        assert told.decide(url_parts(f"{MIRROR}/p/5"), fetched).sample  # no evidence here yet
         assert told.decide(url_parts(f"{MIRROR}/p/5"), fetched).skip
     finally:
         store.close()
@@ -388,3 +394,45 @@ def test_a_value_that_brings_a_new_page_ends_the_parameters_any_value() -> None:
     assert learner.decide(url_parts(f"{ORIGINAL}/news/20?lang=it"), fetched).skip
     assert not learner.decide(url_parts(f"{ORIGINAL}/news/21?lang=ja"), fetched).skip
     assert not learner.decide(url_parts(f"{ORIGINAL}/news/21?lang=pt"), fetched).skip
+
+
+def test_a_value_that_brought_a_new_page_is_never_skipped_again_in_its_section() -> None:
+    """``?lang=fr`` fell back to English on most articles, and was a real translation on
+    one: copies with ``fr`` elsewhere say nothing of the next article's ``fr``."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n, lang in enumerate(("fr", "de", "es", "fr", "de", "es")):
+        _copy(learner, fetched, f"{ORIGINAL}/news/{n}?lang={lang}", f"{ORIGINAL}/news/{n}")
+    fetched.update({f"{ORIGINAL}/news/7", f"{ORIGINAL}/news/7?lang=fr", f"{ORIGINAL}/news/30"})
+    (weakened,) = learner.observe(url_parts(f"{ORIGINAL}/news/7?lang=fr"), None)
+    assert weakened.denied == ("fr",)
+    for n, lang in enumerate(("fr", "de", "es", "fr", "de", "es"), start=10):  # back again
+        _copy(learner, fetched, f"{ORIGINAL}/news/{n}?lang={lang}", f"{ORIGINAL}/news/{n}")
+    assert learner.decide(url_parts(f"{ORIGINAL}/news/30?lang=de"), fetched).skip
+    assert not learner.decide(url_parts(f"{ORIGINAL}/news/30?lang=fr"), fetched).skip
+    # Stored and read back (a later crawl), the value stays denied.
+    again = Rule.from_json(weakened.to_json())
+    assert again.denied == ("fr",) and not again.covers_values(url_parts("http://x/news/1?lang=fr"))
+
+
+def test_a_parameter_a_page_offers_in_several_values_for_one_path_is_never_skipped() -> None:
+    """An article linking itself as ``?lang=fr``, ``?lang=de`` and ``?lang=es`` offers
+    variants: copies of other articles' variants say nothing of this one's. A session id
+    (one value per path on a page) stays learnable."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n, lang in enumerate(("fr", "de", "es")):
+        _copy(learner, fetched, f"{ORIGINAL}/news/{n}?lang={lang}", f"{ORIGINAL}/news/{n}")
+        _copy(learner, fetched, f"{ORIGINAL}/news/{n}?sid=s{n}", f"{ORIGINAL}/news/{n}")
+    fetched.add(f"{ORIGINAL}/news/9")
+    article = url_parts(f"{ORIGINAL}/news/9")
+    first = url_parts(f"{ORIGINAL}/news/9?lang=fr")
+    assert learner.linked(first, article) == []
+    assert learner.decide(first, fetched).skip  # one value seen: no switcher yet
+    assert learner.linked(url_parts(f"{ORIGINAL}/news/9?lang=de"), article) == [article.url]
+    assert not learner.decide(url_parts(f"{ORIGINAL}/news/9?lang=de"), fetched).skip
+    assert not learner.decide(first, fetched).skip
+    elsewhere = url_parts(f"{ORIGINAL}/news/9?sid=abc")
+    assert learner.linked(elsewhere, url_parts(f"{ORIGINAL}/news/3")) == []
+    assert learner.linked(elsewhere, url_parts(f"{ORIGINAL}/news/4")) == []
+    assert learner.decide(elsewhere, fetched).skip

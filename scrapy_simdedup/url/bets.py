@@ -32,6 +32,7 @@ class Bet(Generic[T]):
     ticket: T
     due_seconds: float = math.inf  # due then (seconds into the crawl), or
     due_pages: int = 2**62  # once this many pages were fetched
+    past_filter: bool = False  # skipped after the dupefilter saw it: re-issued past it
 
 
 MAX_CHAIN = 4

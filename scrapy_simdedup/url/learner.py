@@ -66,6 +66,12 @@ GENERAL_VALUES = 3
 MAX_VALUE_CHARS = 200
 MAX_SPECIFIC_VALUES = 64
 """Values a pattern rule that met a new page remembers (one per copy that showed it)."""
+MAX_OFFERED = 200_000
+"""Links with query parameters remembered by page, to tell a page that offers several values
+of one parameter for one path (a switcher); the oldest go."""
+MAX_SWITCHERS = 10_000
+MAX_SECTIONS_SAMPLED = 1_000
+"""Sections per mirror rule whose first would-be skip is fetched as a sample."""
 MIN_DUPLICATE_SHARE = 0.9
 SAMPLE_EVERY = 20
 MAX_RULES = 10_000
@@ -92,6 +98,9 @@ class Rule:
     # pattern: a value of it brought a new page (a translation among ?lang= fallbacks):
     # it covers the values its copies showed, never "any value" again
     specific: bool = False
+    # pattern: values that brought a new page (a real translation among fallbacks): never
+    # skipped again, though copies showed the same value elsewhere in the section
+    denied: tuple[str, ...] = ()
     duplicates: int = 0
     uniques: int = 0
     streak: int = 0  # duplicates since the last new page
@@ -154,11 +163,18 @@ class Rule:
         data = json.loads(raw)
         data["names"] = tuple(data["names"])
         data["values"] = tuple(data.get("values", ()))
+        data["denied"] = tuple(data.get("denied", ()))
         return cls(**data)
 
     def covers_values(self, parts: UrlParts) -> bool:
-        """A pattern rule applies to these values of its parameters: any, once its copies
-        showed ``GENERAL_VALUES`` of them; else only those they showed."""
+        """A pattern rule applies to these values of its parameters: never to a value that
+        brought a new page; any, once its copies showed ``GENERAL_VALUES`` of them; else
+        only those they showed."""
+        if self.denied and any(
+            value[:MAX_VALUE_CHARS] in self.denied for name, value in parts.params
+            if name in self.names
+        ):  # fmt: skip
+            return False
         if len(self.values) >= GENERAL_VALUES and not self.specific:
             return True
         return all(
@@ -166,6 +182,17 @@ class Rule:
             for name, value in parts.params
             if name in self.names
         )
+
+    def deny(self, parts: UrlParts) -> None:
+        """The values of this rule's parameters in ``parts`` brought a new page."""
+        for name, value in parts.params:
+            cut = value[:MAX_VALUE_CHARS]
+            if (
+                name in self.names
+                and cut not in self.denied
+                and len(self.denied) < MAX_SPECIFIC_VALUES
+            ):
+                self.denied = (*self.denied, cut)
 
     def saw_value(self, value: str) -> None:
         value = value[:MAX_VALUE_CHARS]
@@ -233,6 +260,12 @@ class UrlLearner:
         self._mirrors_of: dict[str, list[Rule]] = {}  # original host -> its mirror rules
         self._in_force_of: dict[str, list[Rule]] = {}  # host -> _in_force, until a change
         self._unsaved: dict[str, Rule] = {}
+        # (linking page, target without the parameter, parameter) -> the first value seen
+        self._offered: dict[tuple[str, str, str], str] = {}
+        # (host, section, parameter): a page offered several values of it for one path
+        self._switchers: set[tuple[str, str, str]] = set()
+        # a mirror's two hosts -> the sections where this crawl has evidence of the pair
+        self._sections_here: dict[tuple[str, str], set[str]] = {}
         self._saved_at = 0.0
         if store is not None:
             for _, raw in store.scan(keyspace.RULES, keyspace.end(keyspace.RULES)):
@@ -315,6 +348,8 @@ class UrlLearner:
             pending = rule.kind == "mirror" and counterpart not in covered
             if not tally:
                 return Decision(True, rule, counterpart=counterpart, pending=pending)
+            if self._first_in_section(rule, parts):
+                return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
             rule.candidates += 1
             if rule.candidates >= self._sample_interval(rule):
                 rule.candidates = 0
@@ -324,6 +359,41 @@ class UrlLearner:
                 rule.chained_here += _chained(rule, parts, source)
             return Decision(True, rule, counterpart=counterpart, pending=pending)
         return FETCH
+
+    def linked(self, parts: UrlParts, source: UrlParts | None) -> list[str]:
+        """A link from the page ``source`` to ``parts`` was met. A page that links one path
+        under several values of a parameter (``?lang=fr``, ``de``, ``es``; a sort or tab
+        switcher) offers variants to its reader: which one has content of its own cannot be
+        told from other paths (a real translation among fallbacks), so no pattern rule
+        skips that parameter in the section from now on. Returns the URLs (without the
+        parameter) whose pattern bets must be re-issued: the first variant may have been
+        skipped before the second showed the switcher."""
+        if source is None or not parts.params:
+            return []
+        released = []
+        for name, value in parts.params:
+            target = parts.without_params(frozenset((name,)))
+            key = (source.url, target, name)
+            first = self._offered.get(key)
+            if first is None:
+                if len(self._offered) >= MAX_OFFERED:
+                    del self._offered[next(iter(self._offered))]
+                self._offered[key] = value
+                continue
+            switcher = (parts.host, _path(section_template(parts)), name)
+            known = switcher in self._switchers
+            if first != value and not known and len(self._switchers) < MAX_SWITCHERS:
+                self._switchers.add(switcher)
+                self._changed()
+                released.append(target)
+        return released
+
+    def _switches(self, parts: UrlParts, names: Iterable[str]) -> bool:
+        """Whether one of ``names`` is a switcher in ``parts``' section (see ``linked``)."""
+        if not self._switchers:
+            return False
+        section = _path(section_template(parts))
+        return any((parts.host, section, name) in self._switchers for name in names)
 
     def stop_finite_traps(self) -> list[Rule]:
         """At idle: every trap that is not endless by its structure stops (its bets are
@@ -343,6 +413,34 @@ class UrlLearner:
         if stopped:
             self._changed()
         return stopped
+
+    def _first_in_section(self, rule: Rule, parts: UrlParts) -> bool:
+        """Whether ``parts`` is in a section (``section_template``) where a mirror rule has
+        no evidence in this crawl: no copy seen there, no would-be skip fetched there. Its
+        first would-be skip there is fetched as a sample, and its links followed: a
+        mirror's section of its own is often linked from a page of a section that is
+        unlike the rest (an ``/about/`` that links the mirror's local events). Elsewhere
+        one in ``_sample_interval`` is: a section linked from ``m`` skipped pages of
+        sections with evidence is missed with probability ``(1 - 1/interval) ** m``. A
+        pattern rule has one section; a trap one template."""
+        if rule.kind != "mirror":
+            return False
+        return self._evidence_in(rule, parts)
+
+    def _evidence_in(self, mirror: Rule, parts: UrlParts) -> bool:
+        """Note that the pair of hosts of ``mirror`` has evidence in ``parts``' section in
+        this crawl (a copy seen there, or a sample fetched); whether it had none before."""
+        pair = (
+            (mirror.host, mirror.other)
+            if mirror.host < mirror.other
+            else (mirror.other, mirror.host)
+        )
+        sections = self._sections_here.setdefault(pair, set())
+        section = _path(section_template(parts))
+        if section in sections or len(sections) >= MAX_SECTIONS_SAMPLED:
+            return False
+        sections.add(section)
+        return True
 
     def _sample_interval(self, rule: Rule) -> int:
         """One in this many would-be skips is fetched: one in as many copies as the rule
@@ -442,8 +540,7 @@ class UrlLearner:
             for mirror in self._by_host.get(host, ())
         )
 
-    @staticmethod
-    def _counterpart(rule: Rule, parts: UrlParts, in_force: list[Rule]) -> str | None:
+    def _counterpart(self, rule: Rule, parts: UrlParts, in_force: list[Rule]) -> str | None:
         if rule.kind == "mirror":
             return parts.with_host(rule.other)
         if rule.kind == "trap":
@@ -452,7 +549,7 @@ class UrlLearner:
         if rule.kind != "pattern" or not present.issuperset(rule.names):
             return None
         section = _path(section_template(parts))
-        if not _covers(rule, parts, section):
+        if not _covers(rule, parts, section) or self._switches(parts, rule.names):
             return None
         # Without this rule's parameter and every other one learned to change nothing
         # here: ``?sid=..&sort=..`` leads to the bare page once both are learned.
@@ -476,6 +573,8 @@ class UrlLearner:
             rule.record(duplicate=True, content_page=content_page)
             if rule.kind == "trap":
                 rule.exemplar = original.url
+            elif rule.kind == "mirror":
+                self._evidence_in(rule, parts)
             self._save(rule)
         self._changed()
         return []
@@ -512,6 +611,7 @@ class UrlLearner:
                 relevant = counterpart is not None and self.fetched(counterpart)
                 if relevant and rule.kind == "pattern":
                     rule.specific = True  # this value is no copy: nor is any value
+                    rule.deny(parts)  # nor this value, anywhere in the section
             if relevant:
                 weakened.append(rule)
         return weakened
@@ -574,6 +674,9 @@ class UrlLearner:
         local.waits = local.waits and remote.waits  # its bet waited in vain: none here
         local.stopped = local.stopped or remote.stopped  # its trap met a page of its own
         local.specific = local.specific or remote.specific  # a value of it brought a page
+        for value in remote.denied:
+            if value not in local.denied and len(local.denied) < MAX_SPECIFIC_VALUES:
+                local.denied = (*local.denied, value)
         if remote.chosen and not local.chosen:  # its direction, unless this one chose
             reverse = self._find(Rule("mirror", local.other, other=local.host))
             local.chosen = reverse is None or not reverse.chosen

@@ -176,6 +176,7 @@ def test_an_original_and_its_mirror_crawled_together_skip_most_of_one(tmp_path: 
     # machine fetched most of the copy before the pipeline's verdicts named it one.
     sites = urlsites.mirrored_with_failures(shared=300, failing=0, latency=0.05)
     with urlsites.serve(sites) as urls:
+        urlsites.link_mirror_about(sites, urls)
         crawl = _crawl(urls, tmp_path, "feed.jsonl", "LOG_LEVEL=DEBUG")
     assert _kept(crawl, urls, sites) == _distinct(sites)
     skipped = crawl.simdedup()["simdedup/url/skipped/mirror"]
@@ -217,6 +218,61 @@ def test_a_mirror_that_grew_a_section_of_its_own_loses_none_of_it(tmp_path: Path
     # plugin) is fetched again by its links in plain Scrapy too, and here it may wait first.
     waited = re.findall(r"re-issued (\S+/own/(?!1\b)\d+) \(unsettled", crawl.log)
     assert len(waited) <= 1, waited  # the first of its own pages a bet waited for, alone
+
+
+def test_a_mirrors_own_section_behind_a_page_of_an_unsampled_section_is_found(
+    tmp_path: Path,
+) -> None:
+    """The mirror's copy of ``/about/team.html`` is the only page that links its own section
+    (12 pages); the original links it once, late. The mirror rule is learned on ``/docs/``;
+    its first would-be skip in ``/about/`` is fetched as a sample (no evidence there yet),
+    and its links followed. Before, that page was skipped like the rest and the section
+    was lost (12 of 12)."""
+    sites = urlsites.mirror_with_own_section_behind_about()
+    with urlsites.serve(sites) as urls:
+        urlsites.link_mirror_about(sites, urls)
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "LOG_LEVEL=DEBUG")
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", "SIMDEDUP_ENABLED=False")
+    assert crawl.returncode == 0, crawl.log[-3000:]
+    assert _kept(plain, urls, sites) == _distinct(sites)
+    missing = _distinct(sites) - _kept(crawl, urls, sites)
+    assert not missing, (missing, _fetched_lines(crawl))
+    stats = crawl.simdedup()
+    assert stats["simdedup/url/skipped/mirror"] >= 10, stats  # the docs' copies still are
+    assert stats["simdedup/url/sampled"] >= 1, stats
+
+
+def test_a_soft_404_on_the_original_keeps_the_mirrors_story(tmp_path: Path) -> None:
+    """The original answers 200 "this story is no longer available" for 4 stories its
+    mirror still carries. A bet settled on any 200 (4 of 4 lost); now a counterpart that
+    copies another path of its host is no counterpart: the bets on it are re-issued."""
+    sites = urlsites.mirror_with_soft_404s()
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "LOG_LEVEL=DEBUG")
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *PLAIN_SCRAPY[1::2])
+    assert _kept(plain, urls, sites) == _distinct(sites)
+    missing = _distinct(sites) - _kept(crawl, urls, sites)
+    assert not missing, (sorted(missing), _fetched_lines(crawl)[-60:])
+    stats = crawl.simdedup()
+    assert stats["simdedup/url/skipped/mirror"] >= 5, stats  # the mirror was skipped
+
+
+def test_a_language_parameter_that_mostly_falls_back_keeps_every_translation(
+    tmp_path: Path,
+) -> None:
+    """``?lang=fr/de/es`` answers most articles with their English page, so the parameter
+    is learned to change nothing; 6 real translations were skipped on it (3-6 of 6 lost
+    over 3 runs). A value that brings a new page is never skipped again in its section,
+    and the rule's bets are re-issued."""
+    site = urlsites.translated_news()
+    sites = {"news": site}
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "LOG_LEVEL=DEBUG")
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *PLAIN_SCRAPY[1::2])
+    assert _kept(plain, urls, sites) == _distinct(sites)
+    missing = _distinct(sites) - _kept(crawl, urls, sites)
+    assert not missing, (sorted(missing), _fetched_lines(crawl)[-60:])
+    assert crawl.simdedup()["simdedup/url/patterns_learned"] >= 1  # it did learn
 
 
 def test_a_parameter_learned_on_articles_loses_no_page_of_a_forum_thread(tmp_path: Path) -> None:

@@ -208,6 +208,72 @@ def mirror_with_own_section(shared: int = 30, own: int = 12) -> dict[str, Site]:
     return {"original": original, "mirror": mirror}
 
 
+def mirror_with_own_section_behind_about(shared: int = 30, own: int = 12) -> dict[str, Site]:
+    """An original and a mirror of its docs; the mirror's copy of ``/about/team.html`` also
+    links a section of its own, a chain of ``own`` pages. The mirror's about page is linked
+    from the original's last docs page (call ``link_mirror_about`` once the sites are
+    served): it is met after the mirror rule is learned on ``/docs/``. A crawl that skips
+    it as a copy never sees the section. The mirror answers 50 ms later: it is the copy."""
+    original, mirror = Site(), Site()
+    docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
+    for site, delay in ((original, 0.0), (mirror, 0.05)):
+        site.pages["/"] = page("home", docs[:10], delay=delay)
+        for n, path in enumerate(docs):
+            site.pages[path] = page(f"doc-{path}", docs[n + 1 : n + 11], delay=delay)
+        own_link = ("/own/1",) if site is mirror else ()
+        # The same page on both: the link is the only difference, and it is not text.
+        site.pages["/about/team.html"] = page("about-team", own_link, delay=delay)
+    for n in range(1, own + 1):
+        links = (f"/own/{n + 1}",) if n < own else ()
+        mirror.pages[f"/own/{n}"] = page(f"own-{n}", links, delay=0.05)
+    return {"original": original, "mirror": mirror}
+
+
+def link_mirror_about(sites: dict[str, Site], urls: dict[str, str]) -> None:
+    """The original's last docs page links both about pages (absolute links)."""
+    original = sites["original"]
+    last = max((path for path in original.pages if path.startswith("/docs/")),
+               key=lambda path: int(path.rsplit("-", 1)[1].split(".")[0]))  # fmt: skip
+    about = tuple(f"{urls[name]}about/team.html" for name in ("original", "mirror"))
+    original.pages[last].links = (*original.pages[last].links, *about)
+
+
+def mirror_with_soft_404s(
+    stories: int = 30, gone: tuple[int, ...] = (18, 21, 24, 27)
+) -> dict[str, Site]:
+    """An original and its mirror; the original answers 200 with one "this story is no
+    longer available" notice for the ``gone`` stories, which the mirror still carries.
+    The mirror answers 50 ms later: it is the copy."""
+    original, mirror = Site(), Site()
+    paths = tuple(f"/story/{n}.html" for n in range(stories))
+    for site, delay in ((original, 0.0), (mirror, 0.05)):
+        site.pages["/"] = page("home", paths[:10], delay=delay)
+        for n, path in enumerate(paths):
+            content = "story-gone" if site is original and n in gone else f"story-{n}"
+            site.pages[path] = page(content, paths[n + 1 : n + 11], delay=delay)
+    return {"original": original, "mirror": mirror}
+
+
+def translated_news(
+    articles: int = 40,
+    translated: tuple[tuple[int, str], ...] = (
+        (9, "fr"), (14, "de"), (19, "es"), (25, "fr"), (31, "de"), (36, "es"),
+    ),
+) -> Site:  # fmt: skip
+    """Articles that each link ``?lang=fr``, ``de`` and ``es``; most answer with their
+    English page (a fallback: a copy), the ``translated`` ones with a real translation."""
+    site = Site()
+    site.pages["/"] = page("home", tuple(f"/news/{n}" for n in range(0, articles, 4)))
+    for n in range(articles):
+        langs = tuple(f"/news/{n}?lang={lang}" for lang in ("fr", "de", "es"))
+        more = tuple(f"/news/{m}" for m in range(n + 1, min(articles, n + 4)))
+        site.pages[f"/news/{n}"] = page(f"news-{n}", langs + more)
+        for lang in ("fr", "de", "es"):
+            own = (n, lang) in translated
+            site.pages[f"/news/{n}?lang={lang}"] = page(f"news-{n}-{lang}" if own else f"news-{n}")
+    return site
+
+
 def news(grown: bool) -> Site:
     """Sections with ``?page=N``: one page each at first (every ``?page`` repeats page 1),
     three distinct pages each once grown; product pages that were "unavailable" (one

@@ -1,0 +1,582 @@
+"""``UrlCore``: the one owner of a skipped request's life, from the skip to its settling.
+
+A skip is a bet that the page comes in through another request (its counterpart) or is one
+more copy of a trap. The core makes the bet, parks it (in memory and in the index, so an
+interrupted crawl re-issues it), and settles it: re-issued when its counterpart fails, is
+dropped, turns out not to be the page its path promised (a soft 404) or lands deeper than a
+depth limit allows; when its rule is weakened; when its deadline passes or the crawl's
+budget is nearly spent; at idle when it cannot be final. Final only when the crawl
+finishes with it standing.
+
+It answers each event of a crawl with what to do (``url/actions.py``), named one method per
+event: ``scheduled``, ``downloading``, ``fetched``, ``failed``, ``dropped``, ``released``,
+``verdict``, ``tick``, ``idle``, ``closed``. It never imports Scrapy: the middleware turns
+Scrapy's events into these calls and the answers back into Scrapy.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+from scrapy_simdedup import stats as keys
+from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
+from scrapy_simdedup.url.actions import FETCH, FOLLOW_FAILED, Fetch, Reissue, Revisit, Skip
+from scrapy_simdedup.url.bets import Bet, ParkedBets
+from scrapy_simdedup.url.deadlines import Budget, Deadlines, Progress
+from scrapy_simdedup.url.parts import UrlParts, canonical_url, url_parts
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from scrapy_simdedup.judges.urls import UrlJudge
+    from scrapy_simdedup.url.actions import Action, Seen
+    from scrapy_simdedup.url.learner import Decision
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+logger = logging.getLogger(__name__)
+
+MAX_AWAITING_VERDICT = 10_000
+"""Fetched requests remembered until their content verdict (a re-visit takes their route)."""
+MAX_DEPTHS = 2_000_000
+"""URLs whose depth is remembered under a depth limit; beyond, a counterpart's depth is
+unknown and the copy is fetched."""
+COUNT_RULES_EVERY = 1.0
+"""Seconds between updates of the rule counts in the stats while a crawl runs."""
+TICK_SECONDS = 0.25
+"""How often, at most, deadlines are looked at on the way to the downloader (each fetched
+page looks: a budget in pages is spent that fast)."""
+
+
+class Tally(Protocol):
+    """Where counters go (Scrapy's stats collector is one)."""
+
+    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None: ...
+    def set_value(self, key: str, value: object) -> None: ...
+    def get_value(self, key: str, default: object = None) -> object: ...
+
+
+class Parking(Protocol[T]):
+    """Where parked requests are kept beyond this process, so an interrupted crawl re-issues
+    them (the Scrapy layer's ``ParkingLot`` of ``Request`` records)."""
+
+    def park(self, bet: Bet[T]) -> bool: ...
+    def forget(self, urls: list[str]) -> None: ...
+    def leftovers(self) -> list[Bet[T]]: ...
+
+
+class UrlCore(Generic[T]):
+    """Decides each request and owns the bets it makes (see the module's docstring).
+
+    ``judge`` answers may-it-be-skipped; ``parking`` keeps bets in the index; ``tally``
+    takes the counters; ``route(ticket)`` is the ticket as the spider routed it, kept for a
+    re-visit; ``store_failed`` is told of a store error (the core then decides nothing
+    more) and ``failed()`` says whether the crawl's store failed. ``drop=False`` (annotate
+    mode) skips nothing: would-be skips are counted. ``revisits``: an earlier crawl's kept
+    pages may need a re-visit (a private store that holds some)."""
+
+    def __init__(
+        self,
+        judge: UrlJudge,
+        parking: Parking[T],
+        tally: Tally,
+        *,
+        drop: bool,
+        budget: Budget | None = None,
+        depth_limit: int = 0,
+        route: Callable[[T], T] = lambda ticket: ticket,
+        store_failed: Callable[[StoreError], None] = lambda exc: None,
+        failed: Callable[[], bool] = lambda: False,
+        revisits: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.judge = judge
+        self.parking = parking
+        self.tally = tally
+        self.drop = drop
+        self.deadlines = Deadlines(budget or Budget())
+        self.depth_limit = depth_limit
+        self.revisits = revisits
+        self.bets: ParkedBets[T] = ParkedBets()
+        self.judge.held = self.bets
+        self.closing = False  # the budget is nearly spent: nothing more is skipped
+        self._route = route
+        self._store_failed = store_failed
+        self._failed = failed
+        self._clock = clock
+        self._started = clock()
+        self._next_tick = 0.0
+        self._depths: dict[str, int] = {}  # under a depth limit: canonical URL -> its depth
+        self._strict_samples: set[str] = set()
+        self._awaiting_verdict: dict[str, T] = {}  # canonical URL -> how it was routed
+        # Re-issued at idle, their counterpart never came: URL -> the rule they relied on.
+        self._contested: dict[str, str] = {}
+        self._rules_counted_at = -COUNT_RULES_EVERY
+        # Re-issues that arose while a request was scheduled: carried out at the next tick.
+        self._later: list[Action[T]] = []
+        self.resumed = False  # a job's later run (JOBDIR), on a store of its own
+        self.follows_failed = False  # failed links are followed on mirrors (adaptive, dropping)
+
+    # -- the crawl's events ---------------------------------------------------------------
+
+    def opened(self) -> int:
+        """The crawl starts: what an interrupted crawl parked is held again, due at once
+        (re-issued at the first ``tick``, or judged afresh when a link to it comes first).
+        How many were."""
+        self._started = self._clock()
+        left = self._guarded(self.parking.leftovers) or []
+        for bet in left:
+            bet.due_seconds = 0.0
+            self.bets.park(bet)
+        self.count_rules()
+        return len(left)
+
+    def scheduled(self, seen: Seen[T]) -> Fetch | Skip:
+        """A request enters the scheduler: judged before it takes a place in the queue."""
+        if self._failed() or seen.exempt or seen.offsite:
+            return FETCH  # an offsite request is never queued: no counterpart either
+        try:  # most links a page yields were met before: their URL is enough
+            url = canonical_url(seen.url)
+        except UrlNotCheckedError:
+            return FETCH  # counted on its way to the downloader
+        held = self.bets.get(url)
+        if held is not None:
+            if held.rule:  # one more link to a request held on a bet standing
+                self.tally.inc_value(keys.URL_ALREADY_PARKED)
+                rule = self.judge.learner.rule(held.rule)
+                return Skip(rule, held.counterpart, already_parked=True)
+            self._take_leftover(url)  # an interrupted crawl's: judged afresh
+        if self.judge.covers(url):
+            return FETCH  # the same URL again: the dupefilter's business, not ours
+        parts = self._parts(seen, count=False)
+        if parts is None:
+            return FETCH
+        return self._decide(seen, parts, scheduling=True)
+
+    def downloading(self, seen: Seen[T]) -> Fetch | Skip:
+        """The backstop, on the way to the downloader: judged again with what was learned
+        while the request waited (counted as checked, once). Call ``tick`` first."""
+        if self._failed():
+            self.tally.inc_value(keys.url_unchecked("store_unavailable"))
+            return FETCH
+        if seen.exempt:
+            self.tally.inc_value(keys.url_unchecked(seen.exempt))
+            return FETCH
+        if seen.sampled:
+            self.tally.inc_value(keys.URL_CHECKED)  # judged when scheduled: a sample
+            return FETCH
+        parts = self._parts(seen, count=True)
+        if parts is None:
+            return FETCH
+        answer = self._decide(seen, parts, scheduling=False)
+        if isinstance(answer, Fetch):
+            self.tally.inc_value(keys.URL_CHECKED)
+        return answer
+
+    def fetched(self, url: str, ticket: T, *, status: int) -> list[Action[T]]:
+        """A response came back: a 2xx brings a page (bets on it wait for its verdict); any
+        other status brings none, and the bets relying on it are re-issued."""
+        actions = self.tick(force=True)  # a budget in pages is spent a page at a time
+        parts = self._judged(url)
+        if parts is None:
+            return actions
+        if not 200 <= status < 300:
+            return actions + self._lost(parts.url, "counterpart_failed", follow=True)
+        self._guarded(self.judge.fetched, parts)
+        self.tally.inc_value(keys.URL_FETCHED)
+        if self.revisits:
+            if len(self._awaiting_verdict) >= MAX_AWAITING_VERDICT:  # the oldest goes
+                del self._awaiting_verdict[next(iter(self._awaiting_verdict))]
+            self._awaiting_verdict[parts.url] = self._route(ticket)
+        return actions
+
+    def failed(self, url: str) -> list[Action[T]]:
+        """A download error, a timeout, or another component ignored the request."""
+        parts = self._judged(url)
+        if parts is None or parts.url in self.bets:
+            return []
+        return self._lost(parts.url, "counterpart_failed", follow=True)
+
+    def dropped(self, url: str) -> list[Action[T]]:
+        """Scrapy's scheduler refused a request queued here (its dupefilter): it will not
+        come. A link that brought no page in an earlier run of the same job is followed on
+        the mirrors."""
+        if self._failed():
+            return []
+        return self._lost(url, "counterpart_dropped", follow=self._failed_before(url))
+
+    def _failed_before(self, url: str) -> bool:
+        """Whether the dupefilter dropped a link that brought no page in an earlier run of
+        this job. Queued here first (this crawl had not queued, fetched or parked it), so
+        the dupefilter saw it in that run; no crawl fetched it (or it still waits in the
+        job's queue: its copy on a mirror is then fetched once more than needed)."""
+        judge = self.judge
+        if not self.resumed or not self.follows_failed:
+            return False
+        if url in judge.fetched_now or url in judge.lost_now:
+            return False
+        return self._guarded(judge.was_fetched, url) is False
+
+    def mirror_copy_dropped(self, url: str) -> None:
+        """A failed link's copy requested on a mirror was refused: it will not come."""
+        try:
+            self.judge.dequeue(canonical_url(url))
+        except UrlNotCheckedError:
+            return
+
+    def released(self, key: str) -> list[Action[T]]:
+        """A later pipeline dropped ``key``'s item: it no longer covers its copies."""
+        if self._failed():
+            return []
+        try:
+            url = url_parts(key).url
+        except UrlNotCheckedError:
+            return []
+        self._guarded(self.judge.released, url)
+        return self._lost(url, "counterpart_released")
+
+    def verdict(self, key: str, original: str | None) -> list[Action[T]]:
+        """The content pipeline judged ``key``: a copy of ``original``, or new (None).
+
+        Rules learn from it; a copy of a page this crawl did not keep (an earlier crawl's)
+        brings nothing into the feed, so the bets relying on it are re-issued; a copy of
+        another path of its own host (a soft 404) settles no bet that expected its path's
+        page."""
+        if self._failed():
+            return []
+        if key in self._strict_samples and original != key:
+            self._strict_samples.discard(key)
+            copies = keys.URL_STRICT_SAMPLED_COPIES if original else keys.URL_STRICT_SAMPLED_NEW
+            self.tally.inc_value(copies)
+        try:
+            weakened = self.judge.observe(key, original)
+            url = url_parts(key).url
+        except UrlNotCheckedError:
+            return []
+        except StoreError as exc:
+            self._store_failed(exc)
+            return []
+        contested = self._contested.pop(url, None)
+        if contested is not None and original is None:
+            against = self._guarded(self.judge.learner.contradicted, contested) or []
+            weakened = [*weakened, *against]
+        routed = self._awaiting_verdict.pop(url, None)
+        actions: list[Action[T]] = []
+        if original is not None and original != key and not self.judge.kept(original):
+            actions += self._lost(url, "counterpart_not_kept")
+            if routed is not None and self.drop and self.judge.revisitable(original):
+                self.tally.inc_value(keys.URL_REVISITS_REQUESTED)
+                actions.append(Revisit(routed, original))
+        elif original is not None and original != key:
+            for fetched in (url, _canonical(original)):  # a soft 404 and its first
+                if fetched is not None and fetched in self.judge.unpredicted_now:
+                    bets = self.bets.relying_on_its_page(fetched)
+                    actions += self._reissue(bets, "counterpart_not_predicted")
+        for rule in weakened:
+            bets = self.bets.under(rule.identity)
+            actions += self._reissue(bets, "rule_weakened")
+            if bets:  # a debug line per new page would cost the crawl more than its work
+                logger.debug(
+                    "simdedup: %s is new: %s weakened, %d parked requests re-issued",
+                    key, rule.describe(), len(bets),
+                )  # fmt: skip
+        if weakened or original not in (None, key):
+            self.count_rules(every=COUNT_RULES_EVERY)
+        return actions
+
+    def tick(self, *, force: bool = False) -> list[Action[T]]:
+        """A moment of the crawl: the bets past their deadline, and all that are not final
+        once the budget is nearly spent, are re-issued; rules other workers changed are
+        taken in. At most every ``TICK_SECONDS`` unless ``force`` (a page fetched)."""
+        now = self._clock()
+        later, self._later = self._later, []
+        if self._failed() or (not force and now < self._next_tick):
+            return later
+        self._next_tick = now + TICK_SECONDS
+        actions = later + self._refresh_rules()
+        progress = self._progress()
+        closing = self.deadlines.closing(progress, len(self.bets))
+        if closing and not self.closing:
+            self.tally.set_value(keys.URL_CLOSING, 1)
+            logger.info(
+                "simdedup: the crawl's budget is nearly spent (%s); skipped requests not yet "
+                "settled are re-issued, and nothing more is skipped", self.deadlines.budget,
+            )  # fmt: skip
+        self.closing = closing
+        stands, brought = self.judge.learner.stands, self.judge.brought
+        late = self.bets.overdue(progress.seconds, progress.pages, stands, brought)
+        actions += self._reissue([bet for bet in late if not bet.rule], "interrupted", ahead=True)
+        actions += self._reissue([bet for bet in late if bet.rule], "overdue", ahead=True)
+        if closing:
+            actions += self._reissue(self.bets.unsettled(stands, brought), "budget", ahead=True)
+        return actions
+
+    def idle(self) -> list[Action[T]]:
+        """Before the crawl ends: every bet that cannot be final is re-issued (the crawl
+        stays open while any is)."""
+        if self._failed():
+            return []
+        actions = self._refresh_rules()
+        self._guarded(self.judge.save_rules)  # nothing comes to write them meanwhile
+        for trap in self.judge.learner.stop_finite_traps():  # their bets are unsettled now
+            logger.debug("simdedup: %s stopped: too few pages to be endless", trap.describe())
+        unsettled = self.bets.unsettled(self.judge.learner.stands, self.judge.brought)
+        actions += self._reissue([bet for bet in unsettled if not bet.rule], "interrupted")
+        actions += self._reissue([bet for bet in unsettled if bet.rule], "unsettled")
+        return actions
+
+    def closed(self, reason: str) -> None:
+        """The crawl ends. Finished: the bets left are final (counted) and leave the index;
+        otherwise they stay there for the next crawl on it to re-issue."""
+        if self._failed():
+            return
+        if reason == "finished":
+            final = self.bets.settle_all()
+            self._guarded(self.parking.forget, [bet.url for bet in final])
+            self.tally.set_value(keys.URL_FINAL, len(final))
+        self._guarded(self.judge.save_rules)
+
+    # -- what the crawl's other parts ask ------------------------------------------------
+
+    def adopted(self, url: str, ticket: T) -> Reissue[T]:
+        """A dead worker's parked request, claimed by this one: re-issued here (its record
+        is removed by whoever claimed it, once the request is sent)."""
+        try:
+            canonical = canonical_url(url)
+        except UrlNotCheckedError:
+            canonical = url
+        self.tally.inc_value(keys.url_reissued("abandoned"))
+        self.judge.enqueue(canonical)  # requests relying on it may be skipped again
+        return Reissue(Bet(canonical, "", None, ticket), "abandoned")
+
+    def betting_on(self, rule: str) -> bool:
+        """Whether requests the rule ``rule`` skipped are held now."""
+        return self.bets.holds_under(rule)
+
+    def refresh(self) -> list[Action[T]]:
+        """Rules shared by other workers on the store (every few seconds at most)."""
+        return [] if self._failed() else self._refresh_rules()
+
+    def requeued(self, url: str) -> None:
+        """``url`` is requested again (a re-issue, a copy on a mirror): at hand."""
+        self.judge.enqueue(url)
+
+    def count_rules(self, every: float = 0.0) -> None:
+        """The rules in force, in the stats (at most every ``every`` seconds)."""
+        now = self._clock()
+        if now - self._rules_counted_at < every:
+            return
+        self._rules_counted_at = now
+        learned = self.judge.learned_rules()
+        for kind, key in (
+            ("mirror", keys.URL_MIRROR_HOSTS),
+            ("pattern", keys.URL_PATTERNS),
+            ("trap", keys.URL_TRAPS),
+        ):
+            self.tally.set_value(key, sum(1 for rule in learned if rule.kind == kind))
+
+    def mirror_lines(self) -> list[str]:
+        """The mirror rules standing at the end, for the closing summary."""
+        return [
+            f"{rule.describe()}: {rule.duplicates} of {rule.duplicates + rule.uniques} "
+            "checked pages duplicated"
+            for rule in self.judge.learned_rules()
+            if rule.kind == "mirror" and self.judge.stands(rule)
+        ]
+
+    # -- deciding --------------------------------------------------------------------------
+
+    def _decide(self, seen: Seen[T], parts: UrlParts, *, scheduling: bool) -> Fetch | Skip:
+        source = _source(seen.source)
+        if scheduling and source is not None and parts.params:
+            for target in self.judge.learner.linked(parts, source):  # a switcher, seen now
+                self._later += self._reissue(self.bets.relying_on_its_page(target), "switcher")
+        try:
+            decision = self.judge.decide(parts, source=source)
+        except StoreError as exc:
+            self._store_failed(exc)
+            return FETCH
+        if decision.skip and self._may_skip(seen, decision):
+            skip = self._skip(seen, parts, decision, scheduling=scheduling)
+            if skip is not None:
+                return skip
+        if decision.skip and scheduling:  # annotate mode, or a bet that could not be made
+            self.tally.inc_value(keys.url_would_skip(decision.reason))
+        sample = ""
+        if decision.sample:
+            sample = decision.reason
+            self.tally.inc_value(keys.URL_SAMPLED)
+            if decision.reason == "strict":
+                self._strict_samples.add(seen.url)
+        if scheduling:
+            self.judge.enqueue(parts.url)
+            if self.depth_limit and len(self._depths) < MAX_DEPTHS:
+                depth = seen.depth
+                self._depths[parts.url] = min(depth, self._depths.get(parts.url, depth))
+        if scheduling or sample:
+            return Fetch(sample, queued=scheduling)
+        return FETCH
+
+    def _may_skip(self, seen: Seen[T], decision: Decision) -> bool:
+        """Whether a rule's skip may be made into a bet here: skipping at all (not
+        annotate mode, the budget not nearly spent), a counterpart no deeper than the copy
+        under a depth limit, a counterpart not known to be another path's page."""
+        return (
+            self.drop
+            and not self.closing
+            and self._as_deep(seen.depth, decision)
+            and self._predicted(decision)
+        )
+
+    def _predicted(self, decision: Decision) -> bool:
+        """Whether the page a mirror or parameter skip relies on is what its path promised
+        (not a soft 404: a copy of another path of its host). A trap's copies rely on a
+        page others copy."""
+        rule = decision.rule
+        if rule is None or rule.kind == "trap":
+            return True
+        return decision.counterpart not in self.judge.unpredicted_now
+
+    def _as_deep(self, depth: int, decision: Decision) -> bool:
+        """Under a depth limit, whether the counterpart a skip relies on was queued no
+        deeper than the copy: else the links its page holds may lie beyond the limit on the
+        original, and only this copy would bring them (counted as ``deeper_counterpart``;
+        fetched). A trap's skip relies on no path of its own."""
+        if not self.depth_limit or decision.counterpart is None:
+            return True
+        if self._depths.get(decision.counterpart, depth + 1) <= depth:
+            return True
+        self.tally.inc_value(keys.URL_DEEPER_COUNTERPART)
+        return False
+
+    def _skip(
+        self, seen: Seen[T], parts: UrlParts, decision: Decision, *, scheduling: bool
+    ) -> Skip | None:
+        """Park the bet; None when it cannot be (the request is then fetched)."""
+        rule = decision.rule
+        assert rule is not None
+        first = rule.kind == "mirror" and not self.bets.holds_under(rule.identity)
+        if rule.kind != "strict":
+            due = self.deadlines.due(self._progress(), pending=decision.pending)
+            bet = Bet(
+                parts.url, rule.identity, decision.counterpart, seen.ticket, *due,
+                past_filter=not scheduling,
+            )  # fmt: skip
+            if parts.url in self.bets or not self._guarded(self.parking.park, bet):
+                return None
+            if not self.bets.park(bet):
+                self._guarded(self.parking.forget, [parts.url])
+                return None
+            self.tally.inc_value(keys.URL_PARKED)
+        self.tally.inc_value(keys.url_skipped(decision.reason))
+        self.tally.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
+        if decision.pending:
+            self.tally.inc_value(keys.URL_PENDING)
+        logger.debug("simdedup: skipped %s (%s)", seen.url, rule.describe())
+        self.judge.dequeue(parts.url)  # bets relying on it now rely on this one
+        return Skip(rule, decision.counterpart, pending=decision.pending, first=first)
+
+    # -- settling ------------------------------------------------------------------------
+
+    def _lost(self, url: str, why: str, *, follow: bool = False) -> list[Action[T]]:
+        """``url`` will not bring its page: the bets relying on it are re-issued (and its
+        link followed on mirrors, when ``follow``)."""
+        self.judge.lost(url)
+        actions = self._reissue(self.bets.relying_on(url), why)
+        if follow:
+            actions.append(FOLLOW_FAILED)
+        return actions
+
+    def _reissue(self, bets: list[Bet[T]], why: str, *, ahead: bool = False) -> list[Action[T]]:
+        """The bets taken out, their records forgotten, each counted and made an action."""
+        if not bets:
+            return []
+        self._guarded(self.parking.forget, [bet.url for bet in bets])
+        actions: list[Action[T]] = []
+        for bet in bets:
+            rule = self.judge.learner.rule(bet.rule) if bet.rule else None
+            self.tally.inc_value(keys.url_reissued(why))
+            if why == "unsettled" and bet.rule:  # its verdict tells whether the rule held
+                if len(self._contested) >= MAX_AWAITING_VERDICT:  # the oldest goes
+                    del self._contested[next(iter(self._contested))]
+                self._contested[bet.url] = bet.rule
+            self.judge.enqueue(bet.url)  # requests relying on it may be skipped again
+            actions.append(Reissue(bet, why, ahead=ahead, rule=rule))
+        return actions
+
+    def _take_leftover(self, url: str) -> None:
+        """A link came to a request an interrupted crawl parked: the request is judged
+        afresh, its record goes."""
+        self.bets.take(url)
+        self._guarded(self.parking.forget, [url])
+
+    def _refresh_rules(self) -> list[Action[T]]:
+        weakened = self._guarded(self.judge.refresh) or []
+        actions: list[Action[T]] = []
+        for rule in weakened:
+            bets = self.bets.under(rule.identity)
+            actions += self._reissue(bets, "rule_weakened")
+            logger.debug(
+                "simdedup: another worker saw %s fail, %d parked requests re-issued",
+                rule.describe(), len(bets),
+            )  # fmt: skip
+        if weakened:
+            self.count_rules()
+        return actions
+
+    # -- small helpers ---------------------------------------------------------------------
+
+    def _progress(self) -> Progress:
+        tally = self.tally
+        return Progress(
+            self._clock() - self._started,
+            _int(tally.get_value("response_received_count", 0)),
+            _int(tally.get_value("item_scraped_count", 0)),
+        )
+
+    def _parts(self, seen: Seen[T], *, count: bool) -> UrlParts | None:
+        try:
+            return url_parts(seen.url)
+        except UrlNotCheckedError as exc:
+            if count:
+                self.tally.inc_value(keys.url_unchecked(exc.reason))
+            return None
+
+    def _judged(self, url: str) -> UrlParts | None:
+        if self._failed():
+            return None
+        try:
+            return url_parts(url)
+        except UrlNotCheckedError:
+            return None
+
+    def _guarded(self, action: Callable[..., R], *args: object) -> R | None:
+        """``action(*args)``; a store error is reported (the crawl closes) and gives None."""
+        try:
+            return action(*args)
+        except StoreError as exc:
+            self._store_failed(exc)
+            return None
+
+
+def _canonical(url: str) -> str | None:
+    try:
+        return canonical_url(url)
+    except UrlNotCheckedError:
+        return None
+
+
+def _source(url: str | None) -> UrlParts | None:
+    if not url:
+        return None
+    try:
+        return url_parts(url)
+    except (UrlNotCheckedError, ValueError):
+        return None
+
+
+def _int(value: object) -> int:
+    return int(value) if isinstance(value, (int, float)) else 0

@@ -1,0 +1,201 @@
+"""The URL core without Scrapy: each event of a crawl answered with what to do.
+
+A bet's whole life, on a real LevelDB index: made, parked, and settled by each way the
+evidence can turn (a failed counterpart, a soft 404, a deadline, a budget, idle, the end).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from scrapy_simdedup.index.opening import open_index
+from scrapy_simdedup.judges.urls import UrlJudge
+from scrapy_simdedup.url.actions import FollowFailed, Reissue, Seen, Skip
+from scrapy_simdedup.url.bets import Bet
+from scrapy_simdedup.url.core import UrlCore
+from scrapy_simdedup.url.deadlines import PENDING_SECONDS, Budget
+
+ORIGINAL = "http://a.example"
+MIRROR = "http://m.example"
+
+
+class Tally(Counter[str]):
+    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None:
+        self[key] += count
+
+    def set_value(self, key: str, value: object) -> None:
+        self[key] = int(value)  # type: ignore[call-overload]
+
+    def get_value(self, key: str, default: object = None) -> object:
+        return self.get(key, default)
+
+
+class Lot:
+    """Parked requests kept beyond the process, as a dict (the index's ``P`` records)."""
+
+    def __init__(self, leftovers: list[str] = ()) -> None:  # type: ignore[assignment]
+        self.kept: dict[str, str] = dict.fromkeys(leftovers, "")
+        self.kept.update((url, url) for url in leftovers)
+
+    def park(self, bet: Bet[str]) -> bool:
+        self.kept[bet.url] = bet.ticket
+        return True
+
+    def forget(self, urls: list[str]) -> None:
+        for url in urls:
+            self.kept.pop(url, None)
+
+    def leftovers(self) -> list[Bet[str]]:
+        return [Bet(url, "", None, ticket) for url, ticket in self.kept.items()]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@contextmanager
+def crawl(
+    folder: Path, *, budget: Budget | None = None, depth_limit: int = 0, lot: Lot | None = None
+) -> Iterator[tuple[UrlCore[str], Lot, Tally, Clock]]:
+    with open_index(folder, expected_size=10_000, seed=7) as index:
+        judge = UrlJudge.for_crawl(
+            index, mode="adaptive", max_distance=3, expected_size=10_000,
+            min_evidence=3, sample_every=1000,
+        )  # fmt: skip
+        lot, tally, clock = lot or Lot(), Tally(), Clock()
+        core = UrlCore(
+            judge, lot, tally, drop=True, budget=budget, depth_limit=depth_limit, clock=clock
+        )
+        core.opened()
+        yield core, lot, tally, clock
+
+
+def _page(core: UrlCore[str], url: str, original: str | None = None, depth: int = 0) -> None:
+    """``url`` scheduled, fetched (200) and judged a copy of ``original`` (or new)."""
+    assert not isinstance(core.scheduled(Seen(url, url, depth=depth)), Skip)
+    core.fetched(url, url, status=200)
+    core.verdict(url, original)
+
+
+def _teach_mirror(core: UrlCore[str]) -> None:
+    for n in range(3):  # min_evidence copies: learned
+        _page(core, f"{ORIGINAL}/p/{n}")
+        _page(core, f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+
+
+def _reissued(actions: list[object]) -> dict[str, str]:
+    return {a.bet.url: a.why for a in actions if isinstance(a, Reissue)}
+
+
+def test_a_bet_is_parked_then_reissued_when_its_counterpart_fails(tmp_path: Path) -> None:
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        _teach_mirror(core)
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
+        skip = core.scheduled(Seen(f"{MIRROR}/p/9", "copy"))
+        assert isinstance(skip, Skip) and skip.counterpart == f"{ORIGINAL}/p/9"
+        assert lot.kept == {f"{MIRROR}/p/9": "copy"} and tally["simdedup/url/parked"] == 1
+        again = core.scheduled(Seen(f"{MIRROR}/p/9", "copy again"))  # another link to it
+        assert isinstance(again, Skip) and again.already_parked
+        actions = core.fetched(f"{ORIGINAL}/p/9", "original", status=404)
+        assert _reissued(actions) == {f"{MIRROR}/p/9": "counterpart_failed"}
+        assert any(isinstance(a, FollowFailed) for a in actions)  # followed on the mirror
+        assert lot.kept == {} and tally["simdedup/url/reissued/counterpart_failed"] == 1
+
+
+def test_a_soft_404_settles_no_bet_that_expected_its_paths_page(tmp_path: Path) -> None:
+    with crawl(tmp_path / "db") as (core, lot, _, _):
+        _teach_mirror(core)
+        _page(core, f"{ORIGINAL}/gone")
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
+        core.fetched(f"{ORIGINAL}/p/9", "original", status=200)
+        # "This story is no longer available": a copy of another path of its own host.
+        actions = core.verdict(f"{ORIGINAL}/p/9", f"{ORIGINAL}/gone")
+        assert _reissued(actions) == {f"{MIRROR}/p/9": "counterpart_not_predicted"}
+        assert lot.kept == {}
+        assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
+
+
+def test_under_a_depth_limit_a_copy_is_fetched_when_its_counterpart_is_deeper(
+    tmp_path: Path,
+) -> None:
+    with crawl(tmp_path / "db", depth_limit=3) as (core, _, tally, _):
+        _teach_mirror(core)
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original", depth=3))
+        assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy", depth=1)), Skip)
+        assert tally["simdedup/url/deeper_counterpart"] == 1
+        core.scheduled(Seen(f"{ORIGINAL}/p/10", "original", depth=1))
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/10", "copy", depth=2)), Skip)
+
+
+def test_a_pending_bet_past_its_deadline_is_reissued_ahead(tmp_path: Path) -> None:
+    with crawl(tmp_path / "db") as (core, lot, _, clock):
+        _teach_mirror(core)
+        skip = core.scheduled(Seen(f"{MIRROR}/p/9", "copy"))  # its original not queued yet
+        assert isinstance(skip, Skip) and skip.pending
+        clock.now = PENDING_SECONDS - 1
+        assert _reissued(core.tick(force=True)) == {}
+        clock.now = PENDING_SECONDS + 1
+        actions = core.tick(force=True)
+        assert _reissued(actions) == {f"{MIRROR}/p/9": "overdue"}
+        assert all(a.ahead for a in actions if isinstance(a, Reissue)) and lot.kept == {}
+
+
+def test_near_the_end_of_a_page_budget_bets_are_reissued_and_none_made(tmp_path: Path) -> None:
+    with crawl(tmp_path / "db", budget=Budget(pages=100)) as (core, lot, tally, _):
+        _teach_mirror(core)
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
+        tally["response_received_count"] = 78
+        assert _reissued(core.tick(force=True)) == {} and not core.closing
+        tally["response_received_count"] = 79  # 21 left: the reserve, a fifth plus 1 held
+        actions = core.tick(force=True)
+        assert _reissued(actions) == {f"{MIRROR}/p/9": "budget"} and core.closing
+        core.scheduled(Seen(f"{ORIGINAL}/p/10", "original"))
+        assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/10", "copy")), Skip)
+        assert tally["simdedup/url/closing"] == 1 and lot.kept == {}
+
+
+def test_idle_reissues_what_cannot_be_final_and_a_finished_crawl_ends_the_rest(
+    tmp_path: Path,
+) -> None:
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        _teach_mirror(core)
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "kept")), Skip)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/8", "waits")), Skip)  # pending
+        core.fetched(f"{ORIGINAL}/p/9", "original", status=200)
+        core.verdict(f"{ORIGINAL}/p/9", None)
+        assert _reissued(core.idle()) == {f"{MIRROR}/p/8": "unsettled"}
+        assert f"{MIRROR}/p/9" in core.bets  # its counterpart was kept: it may be final
+        # The re-issued page comes back new: the mirror bet on a page its original lacks,
+        # and every bet of the rule is re-issued.
+        core.fetched(f"{MIRROR}/p/8", "waits", status=200)
+        actions = core.verdict(f"{MIRROR}/p/8", None)
+        assert _reissued(actions) == {f"{MIRROR}/p/9": "rule_weakened"}
+        assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/7", "copy")), Skip)
+        core.closed("finished")
+        assert lot.kept == {} and tally["simdedup/url/final"] == 0
+
+
+def test_an_interrupted_crawls_bets_are_due_at_once(tmp_path: Path) -> None:
+    left = Lot([f"{MIRROR}/p/5"])
+    with crawl(tmp_path / "db", lot=left) as (core, lot, _, _):
+        assert f"{MIRROR}/p/5" in core.bets
+        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/5": "interrupted"}
+        assert lot.kept == {}
+
+
+def test_a_crawl_that_does_not_finish_leaves_its_bets_for_the_next(tmp_path: Path) -> None:
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        _teach_mirror(core)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/8", "waits")), Skip)
+        core.closed("shutdown")
+        assert lot.kept == {f"{MIRROR}/p/8": "waits"} and "simdedup/url/final" not in tally
