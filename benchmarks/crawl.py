@@ -22,8 +22,11 @@ with components hooked where the plugin's are, doing nothing: ``benchmarks/shell
 trap site (mirror, partial mirror, session ids, sort orders, calendar) with the content
 pipeline, URL checks off against adaptive. ``scenarios``: per site (the demo, an original
 and its mirror started together, the trap site, a forum with removed posts, two shops
-sharing legal pages), URL checks off against adaptive: the share of duplicate-only
-requests skipped, requests, bytes and seconds, distinct pages lost (must be 0), re-issues.
+sharing legal pages, and the six ways a skip lost a page in ordinary settings: a page
+budget, a depth limit, a mirror's own section, a soft 404, ``?lang=`` fallbacks, a long
+finite calendar), URL checks off against adaptive: the share of duplicate-only requests
+skipped, requests, bytes and seconds, re-issues, distinct pages kept (and per 1,000
+requests), and distinct pages lost against the crawl without URL checks (must be 0).
 
 The site is generated on 127.0.0.1: every document of the benchmark corpora (Python
 Reference topics and Chinese news) on an original host, all of them again on a mirror, and
@@ -51,7 +54,6 @@ import tempfile
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -254,27 +256,59 @@ def trap_savings(rounds: int) -> None:
 Contents = dict[str, dict[str, str]]  # site -> path (with query) -> content id
 
 
-def _scenarios() -> dict[
-    str, tuple[Callable[[], AbstractContextManager[dict[str, str]]], Contents]
-]:
+Scenario = tuple[
+    Callable[[], AbstractContextManager[dict[str, str]]],
+    Contents,
+    list[str],  # settings of both crawls (a budget, a depth limit)
+    Callable[[dict[str, str]], None],  # links that need the served URLs, added once served
+]
+
+
+def _scenarios() -> dict[str, Scenario]:
+    """The sites ``scenarios`` crawls: the demo's, a forum and two shops, and the six ways a
+    skip lost a page in ordinary settings (a page budget, a depth limit, a mirror's own
+    section, a soft 404, ``?lang=`` fallbacks, a long finite calendar)."""
     from tests.support import urlsites
 
-    def demo(names: tuple[str, ...], traps: bool = False) -> tuple[Any, Contents]:
+    def nothing(served: dict[str, str]) -> None:
+        pass
+
+    def demo(names: tuple[str, ...], traps: bool = False) -> Scenario:
         built = build_sites(traps=traps)
         chosen = {name: built[name] for name in names}
         contents = {n: {p: page.content for p, page in ps.items()} for n, ps in chosen.items()}
-        return (lambda: serve_sites(chosen)), contents
+        return (lambda: serve_sites(chosen)), contents, [], nothing
 
-    def generated(sites: dict[str, urlsites.Site]) -> tuple[Any, Contents]:
+    def generated(
+        sites: dict[str, urlsites.Site],
+        settings: tuple[str, ...] = (),
+        linked: Callable[[dict[str, urlsites.Site], dict[str, str]], None] | None = None,
+    ) -> Scenario:
         contents = {n: {p: page.content for p, page in s.pages.items()} for n, s in sites.items()}
-        return (lambda: urlsites.serve(sites)), contents
+        settings_args = [arg for setting in settings for arg in ("-s", setting)]
+        hook = (lambda served: linked(sites, served)) if linked else nothing
+        return (lambda: urlsites.serve(sites)), contents, settings_args, hook
 
+    archive = urlsites.mirror_ahead_of_archive()
+    busy = (40, 300, 610, 880, 1100, 1200)
     return {
         "demo": demo(("original", "mirror", "partial", "reprints")),
         "together": demo(("original", "mirror"), traps=True),
         "traps": demo(("original", "mirror", "partial"), traps=True),
         "forum": generated({"forum": urlsites.forum(slow_listing=0.2)}),
         "shops": generated(urlsites.two_shops()),
+        "budget": generated(
+            archive,
+            ("CLOSESPIDER_PAGECOUNT=90",),
+            lambda sites, urls: urlsites.link_own_pages(sites, urls, every=2),
+        ),
+        "depth": generated(urlsites.depth_skew(), ("DEPTH_LIMIT=3",)),
+        "own": generated(
+            urlsites.mirror_with_own_section_behind_about(), (), urlsites.link_mirror_about
+        ),
+        "soft404": generated(urlsites.mirror_with_soft_404s()),
+        "lang": generated({"news": urlsites.translated_news()}),
+        "calendar": generated({"calendar": urlsites.calendar(days=1216, busy=busy)}),
     }
 
 
@@ -290,19 +324,24 @@ def _kept(feed: Path, served: dict[str, str], contents: Contents) -> set[str]:
 
 
 def url_scenarios(rounds: int) -> None:
-    """Per scenario: URL checks off against adaptive, with the content pipeline on."""
+    """Per scenario: URL checks off (the content pipeline alone, which fetches what plain
+    Scrapy fetches) against adaptive, in the same round. ``lost``: distinct pages the
+    crawl without URL checks kept and adaptive did not (must be 0); ``per 1k``: distinct
+    pages kept per 1,000 requests (under a budget, the plugin must keep more)."""
     print(f"\n{'scenario':>9} {'round':>5} {'mode':>9} {'requests':>9} {'MB':>6} {'seconds':>8} "
-          f"{'dup.fetch':>9} {'skipped':>8} {'reissued':>8} {'lost':>5}")  # fmt: skip
-    for name, (serve, contents) in _scenarios().items():
-        distinct = {content for paths in contents.values() for content in paths.values()}
+          f"{'dup.fetch':>9} {'skipped':>8} {'reissued':>8} {'kept':>5} {'per 1k':>7} "
+          f"{'lost':>5}")  # fmt: skip
+    for name, (serve, contents, settings, linked) in _scenarios().items():
         with serve() as served, tempfile.TemporaryDirectory() as folder:
+            linked(served)
             for n in range(rounds):
-                dropped = {}
+                dropped: dict[str, int] = {}
+                kept: dict[str, set[str]] = {}
                 for mode in ("off", "adaptive"):
                     feed = Path(folder) / f"{mode}{n}.jsonl"
                     stats = crawl(list(served.values()), [
                         "-s", f"SIMDEDUP_DIR={folder}/{mode}{n}", "-s", f"SIMDEDUP_URL_MODE={mode}",
-                        "-o", f"{feed}:jsonl",
+                        "-o", f"{feed}:jsonl", *settings,
                     ])  # fmt: skip
                     dropped[mode] = int(stats.get("item_dropped_count", 0))  # type: ignore[call-overload]
                     count = {
@@ -311,12 +350,15 @@ def url_scenarios(rounds: int) -> None:
                         )  # type: ignore[misc]
                         for kind in ("skipped", "reissued")
                     }
-                    lost = len(distinct - _kept(feed, served, contents))
+                    kept[mode] = _kept(feed, served, contents)
+                    lost = len(kept["off"] - kept[mode])
+                    requests = int(stats["downloader/request_count"])  # type: ignore[call-overload]
                     print(
-                        f"{name:>9} {n + 1:>5} {mode:>9} {stats['downloader/request_count']:>9,} "
+                        f"{name:>9} {n + 1:>5} {mode:>9} {requests:>9,} "
                         f"{int(stats['downloader/response_bytes']) / 2**20:>6.1f} "  # type: ignore[call-overload]
                         f"{float(stats['elapsed_time_seconds']):>8.1f} {dropped[mode]:>9,} "  # type: ignore[arg-type]
-                        f"{count['skipped']:>8,} {count['reissued']:>8,} {lost:>5}",
+                        f"{count['skipped']:>8,} {count['reissued']:>8,} {len(kept[mode]):>5} "
+                        f"{1000 * len(kept[mode]) / max(1, requests):>7.1f} {lost:>5}",
                         flush=True,
                     )
                 if dropped["off"]:

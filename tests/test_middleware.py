@@ -76,6 +76,10 @@ def _stats(middleware: UrlSimHashMiddleware) -> dict[str, Any]:
     return {k: v for k, v in stats.get_stats().items() if k.startswith("simdedup/url/")}
 
 
+SAMPLED_FIRST = ("new", "own", "q", "story", "w")
+"""Sections whose first would-be skip ``_teach_mirror`` fetches as a sample."""
+
+
 def _teach_mirror(middleware: UrlSimHashMiddleware, pages: int = 5) -> None:
     for n in range(pages):
         _fetch(middleware, f"{ORIGINAL}/p/{n}.html")
@@ -83,6 +87,12 @@ def _teach_mirror(middleware: UrlSimHashMiddleware, pages: int = 5) -> None:
         middleware.content_verdict(f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
     for n in range(100, 120):
         _fetch(middleware, f"{ORIGINAL}/p/{n}.html")
+    # The first would-be skip in a section where the mirror has no evidence yet is fetched
+    # as a sample (its links may lead to pages only the mirror has).
+    for section in SAMPLED_FIRST:
+        first = Request(f"{MIRROR}/{section}/first.html")
+        assert not _skipped(middleware, first)
+        assert first.meta.get("simdedup_sample") == "mirror"
 
 
 def test_learned_mirror_skips_and_exemptions_are_never_skipped() -> None:
@@ -253,7 +263,7 @@ def test_each_judged_request_is_checked_once() -> None:
         start = Request(f"{ORIGINAL}/", dont_filter=True)
         assert not _skipped(middleware, start)
         stats = _stats(middleware)
-    assert stats["simdedup/url/checked"] == 3
+    assert stats["simdedup/url/checked"] == 3 + len(SAMPLED_FIRST)  # the samples, and these
     assert stats["simdedup/url/unchecked/dont_filter"] == 1
 
 
