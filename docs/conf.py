@@ -31,7 +31,6 @@ myst_enable_extensions = ["colon_fence"]
 
 html_theme = "furo"
 html_title = "scrapy-simdedup"
-html_static_path = ["_static"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
