@@ -17,7 +17,7 @@ sys.path.insert(0, str(HERE.parent))
 
 project = "scrapy-simdedup"
 author = "scrapy-simdedup contributors"
-copyright = "the scrapy-simdedup contributors"  # noqa: A001 - Sphinx's name
+copyright = "the scrapy-simdedup contributors"
 
 extensions = [
     "myst_parser",

@@ -28,10 +28,7 @@ def settings() -> list[tuple[str, str, str]]:
     found = []
     for field in fields(SimDedupConfig):
         default = field.default
-        if default is MISSING:  # pragma: no cover - every setting has a default
-            shown = "(required)"
-        else:
-            shown = _python(default)
+        shown = "(required)" if default is MISSING else _python(default)
         lines = docs.get(("SimDedupConfig", field.name))
         found.append((f"SIMDEDUP_{field.name.upper()}", shown, "\n".join(lines or [])))
     return found
