@@ -2,7 +2,7 @@
 chrome or as their site's template told apart, for the HTML report.
 
 Plain data, no markup: ``html.py`` escapes and lays it out. Words are compared in order
-(``difflib``), a CJK character counting as a word, since Chinese is written without
+(``difflib``), a punctuation mark or a CJK character counting as a word, since Chinese is written without
 spaces. Chrome is what the content judge leaves out of a page (``is_chrome``); template
 lines are lines found on ``TEMPLATE_PAGES`` or more pages of one host in the feed, the
 judge's own rule (a sentence on 2 stored pages is template from the third on), with
@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from scrapy_simdedup.fingerprint.chrome import is_chrome
-from scrapy_simdedup.fingerprint.volatile import masked
+from scrapy_simdedup.fingerprint.volatile import is_volatile, masked
 
 MAX_CHARS = 20_000
 """Of each text, the part compared: difflib's work grows with the square of the words."""
 TEMPLATE_PAGES = 3
-_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[^\s\u3400-\u9fff\uf900-\ufaff]+|\s+")
+_CJK = "\u3400-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\w\s]|\s+")
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def _lines(tokens: list[str], same: set[int], template: frozenset[str]) -> tuple
 def _kind(line: str, template: frozenset[str]) -> str:
     if is_chrome(line):
         return "chrome"
-    if masked(line) in template:
+    if _as_counted(line) in template:
         return "template"
     return "content"
 
@@ -108,4 +109,9 @@ def template_lines(texts: Mapping[str, str]) -> dict[str, frozenset[str]]:
 
 
 def _distinct_lines(lines: Iterable[str]) -> set[str]:
-    return {masked(line.strip()) for line in lines if line.strip()}
+    return {_as_counted(line.strip()) for line in lines if line.strip()}
+
+
+def _as_counted(line: str) -> str:
+    """A line as template counts see it: masked only when it holds a volatile token."""
+    return masked(line) if is_volatile(line) else line
