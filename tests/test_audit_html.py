@@ -44,7 +44,7 @@ def test_the_page_is_self_contained_and_escapes_crawled_text() -> None:
 
 def test_charts_tables_and_the_side_by_side_view() -> None:
     page = html_report(summarise(_records()), TEXTS, source="v.jsonl")
-    assert page.count("<svg class=\"chart\"") == 2
+    assert page.count('<svg class="chart"') == 2
     assert "m.example" in page and "serves copies of" in page  # the mirror host
     assert page.count("<section class='pair'>") == 5  # 1 kept, 4 dropped
     kept = page.split("<section class='pair'>")[1]

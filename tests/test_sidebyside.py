@@ -23,7 +23,7 @@ def test_chinese_is_compared_character_by_character() -> None:
 
 
 def test_chrome_and_template_lines_are_told_from_content() -> None:
-    text = "Home > News > World\nThe river rose two metres overnight in the valley towns.\nShop rules"
+    text = "Home > News > World\nThe river rose two metres overnight in the towns.\nShop rules"
     shown = side_by_side(text, text, frozenset({"Shop rules"}))
     assert [line.kind for line in shown.left] == ["chrome", "content", "template"]
     assert not _marked(shown.left)

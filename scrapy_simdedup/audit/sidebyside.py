@@ -2,11 +2,11 @@
 chrome or as their site's template told apart, for the HTML report.
 
 Plain data, no markup: ``html.py`` escapes and lays it out. Words are compared in order
-(``difflib``), a punctuation mark or a CJK character counting as a word, since Chinese is written without
-spaces. Chrome is what the content judge leaves out of a page (``is_chrome``); template
-lines are lines found on ``TEMPLATE_PAGES`` or more pages of one host in the feed, the
-judge's own rule (a sentence on 2 stored pages is template from the third on), with
-volatile tokens (dates, counts, ids) masked as the judge masks them.
+(``difflib``), a punctuation mark or a CJK character counting as a word, since Chinese is
+written without spaces. Chrome is what the content judge leaves out of a page
+(``is_chrome``); template lines are lines found on ``TEMPLATE_PAGES`` or more pages of one
+host in the feed, the judge's own rule (a sentence on 2 stored pages is template from the
+third on), with volatile tokens (dates, counts, ids) masked as the judge masks them.
 """
 
 from __future__ import annotations
