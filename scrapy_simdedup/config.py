@@ -59,8 +59,9 @@ class SimDedupConfig:
     of one), ``"html"`` or ``"text"``."""
     html_content: str = "main"
     """What of an HTML field is judged: ``"main"``, its main content (menus, sidebars, share
-    bars and footers left out; the whole text when the extract is under 20 words or a
-    quarter of the page), or ``"page"``, all its readable text."""
+    bars and footers laid out in plain ``div`` elements left out, by resiliparse's extractor;
+    the whole text when the extract is under 20 words or a quarter of the page), or
+    ``"page"``, all its readable text."""
     key_field: str = "url"
     """The item field naming the page (its URL); an item without one is keyed by its text's
     hash."""
@@ -82,7 +83,8 @@ class SimDedupConfig:
     more beyond."""
     cjk: str = "jieba"
     """How Chinese is cut into words: ``"jieba"`` (rjieba's dictionary words) or
-    ``"bigrams"`` (character bigrams, no dictionary)."""
+    ``"bigrams"`` (character bigrams, no dictionary; no faster than rjieba, several times
+    faster than jieba itself)."""
     weighting: str = "tf"
     """Feature weights: ``"tf"`` (term frequency) or ``"idf"`` (times jieba's IDF table)."""
     memory_limit: int = DEFAULT_MAX_KEYS
@@ -105,7 +107,8 @@ class SimDedupConfig:
     ``"off"``."""
     url_max_distance: int = 3
     """Strict mode's bound in URL SimHash bits, 0 to 6. Recorded in the store: another value
-    is refused at start."""
+    is refused at start (the crawl exits non-zero before fetching, naming
+    ``u.max_distance``; reset the index or use a new folder)."""
     url_min_evidence: int = MIN_EVIDENCE
     """Copies in a row before a URL rule skips anything (twice this for traps)."""
     url_sample_every: int = SAMPLE_EVERY
