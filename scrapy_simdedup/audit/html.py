@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from scrapy_simdedup.audit import bins
 from scrapy_simdedup.audit.charts import bar_chart
+from scrapy_simdedup.audit.htmlassets import SCRIPT, STYLE
 from scrapy_simdedup.audit.report import FOUND_BY, advice, overview
 from scrapy_simdedup.audit.sidebyside import side_by_side, template_lines
 from scrapy_simdedup.audit.summary import host, why_kept
@@ -64,8 +65,8 @@ def html_report(
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta http-equiv='Content-Security-Policy' content=\"{_CSP}\">"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>scrapy-simdedup report {escape(source)}</title><style>{_STYLE}</style>"
-        f"</head><body>{''.join(body)}<script>{_SCRIPT}</script></body></html>\n"
+        f"<title>scrapy-simdedup report {escape(source)}</title><style>{STYLE}</style>"
+        f"</head><body>{''.join(body)}<script>{SCRIPT}</script></body></html>\n"
     )
 
 
@@ -194,38 +195,3 @@ def _marked(line: Line) -> str:
     return "".join(
         f"<mark>{escape(word)}</mark>" if differs else escape(word) for word, differs in line.pieces
     )
-
-
-_STYLE = """
-body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;
-color:#222}
-h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;margin-top:1.6em}h4{font-weight:500}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:3px 6px;
-vertical-align:top;text-align:left}ul{margin:0;padding-left:1.2em}.how{color:#666}
-.chart{width:100%;max-width:720px;height:auto}.axis{stroke:#888}.tick{font-size:11px;fill:#444}
-.marker{stroke:#c00;stroke-dasharray:4 3}.sim{font-weight:700}
-.sbs{display:grid;grid-template-columns:1fr 1fr;gap:10px}
-.side{border:1px solid #ccc;padding:6px;max-height:480px;overflow:auto;background:#fcfcfc}
-.side-title{font-weight:600;word-break:break-all;border-bottom:1px solid #eee;margin-bottom:4px}
-.line{margin:0 0 4px}.line.chrome,.line.template{color:#aaa}
-.line.chrome::before{content:"chrome ";font-size:10px;color:#c88}
-.line.template::before{content:"template ";font-size:10px;color:#88c}
-mark{background:#ffe08a}.line.chrome mark,.line.template mark{background:#f3ecd8}
-.missing{color:#777;font-style:italic}.measures td{font-size:12px}
-body.content-only .line.chrome,body.content-only .line.template{display:none}
-"""
-_SCRIPT = """
-(function () {
-  var label = document.createElement("label");
-  var box = document.createElement("input");
-  box.type = "checkbox";
-  box.id = "content-only";
-  box.addEventListener("change", function () {
-    document.body.classList.toggle("content-only", box.checked);
-  });
-  label.appendChild(box);
-  label.appendChild(document.createTextNode(" hide chrome and template lines"));
-  var first = document.querySelector(".source");
-  first.parentNode.insertBefore(label, first.nextSibling);
-})();
-"""
