@@ -13,7 +13,7 @@ Four sites, each its own HTTP server on a free loopback port:
   changed characters, and one article that exists only here.
 
 ``build_edited_mirror`` serves another pair: short docs pages and a mirror with four words
-of each page replaced, the case ``scrapy simdedup report`` helps tune for (see README).
+of each page replaced, the case ``scrapy simdedup report`` helps tune for (see docs/verdict-log.md).
 
 With ``traps=True`` the original (and so the mirror) also has the URL traps a crawler meets:
 every page linked again with a session id, index pages with sort orders, and an events

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import UsageError
 
-from scrapy_simdedup.audit.log import log_files, read_log
+from scrapy_simdedup.audit.feed import feed_texts
+from scrapy_simdedup.audit.html import html_report
+from scrapy_simdedup.audit.log import log_files, log_path, read_log
 from scrapy_simdedup.audit.report import report
 from scrapy_simdedup.audit.summary import last_crawl, summarise
 from scrapy_simdedup.enabled import enabled, half_enabled_warning, idle_plugin_warning, own_settings
@@ -36,7 +38,10 @@ def with_spider_settings(settings: Settings, spider: str | None) -> Settings:
 
 
 def check_lines(
-    settings: Settings, config: SimDedupConfig, location: StoreLocation | None
+    settings: Settings,
+    config: SimDedupConfig,
+    location: StoreLocation | None,
+    spider: str | None = None,
 ) -> tuple[list[str], bool]:
     """What ``check`` prints, and whether all is well (no warning)."""
     on, names = enabled(settings), own_settings(settings)
@@ -51,7 +56,7 @@ def check_lines(
     )
     if location is not None:
         lines.append(f"index:       {location}")
-    lines.append(f"verdict log: {config.verdict_log or 'off (SIMDEDUP_VERDICT_LOG)'}")
+    lines.append(f"verdict log: {verdict_log_line(config.verdict_log, spider)}")
     adaptive = config.url_mode == "adaptive"
     warnings = [
         warning
@@ -62,6 +67,19 @@ def check_lines(
         if warning
     ]
     return lines + [f"warning: {warning}" for warning in warnings], not warnings
+
+
+def verdict_log_line(template: str | None, spider: str | None) -> str:
+    """Where the crawl of ``spider`` writes its verdict log: the path ``log_path`` gives the
+    crawl itself, so ``%(name)s`` reads as the spider's name."""
+    if template is None:
+        return "off (SIMDEDUP_VERDICT_LOG)"
+    if spider is None:
+        return f"{template} (name the spider to see the path its crawl writes)"
+    path = log_path(template, spider)
+    if "%(time)s" in template:
+        return f"{path}, the time being the crawl's start (a new file per crawl)"
+    return str(path)
 
 
 def find_verdict_log(config: SimDedupConfig, spider: str | None, given: str | None) -> Path:
@@ -103,3 +121,30 @@ def report_lines(path: Path, config: SimDedupConfig, *, every_crawl: bool) -> li
         "content_max_distance": config.content_max_distance,
     }
     return lines + report(summarise(records, defaults))
+
+
+def write_html_report(
+    path: Path, config: SimDedupConfig, html: Path, feed: Path | None, *, every_crawl: bool
+) -> str:
+    """Write ``report --html``'s page to ``html``; ``feed``: the crawl's feed, whose texts
+    the pages near the threshold are shown with. Returns the line to print."""
+    contents = read_log(path)
+    records = contents.records if every_crawl else last_crawl(contents.records)
+    defaults = {
+        "confirm_similarity": config.confirm_similarity,
+        "content_max_distance": config.content_max_distance,
+    }
+    texts = None
+    if feed is not None:
+        texts = feed_texts(
+            feed.expanduser(),
+            config.content_fields,
+            config.key_field,
+            html=config.content_html,
+            main=config.html_content == "main",
+        )
+    page = html_report(summarise(records, defaults), texts, source=str(path))
+    html = html.expanduser()
+    html.write_text(page, encoding="utf-8")
+    shown = f", with {len(texts):,} texts from {feed}" if texts is not None else ""
+    return f"wrote {html} ({len(records):,} verdict log lines of {path}{shown})"

@@ -49,7 +49,8 @@ class SimDedupCommand(ScrapyCommand):
             "do with --url. report: what the SPIDER's verdict log (SIMDEDUP_VERDICT_LOG, or "
             "--log FILE) says of its last crawl (--all: of every crawl in it): mirror hosts, "
             "the largest clusters, distances and similarities, the pages nearest the "
-            "confirmation threshold, and suggested settings. "
+            "confirmation threshold, and suggested settings; --html FILE writes it as one "
+            "self-contained page, with --feed FILE the pages' texts side by side. "
             "repair: salvage damaged files (the folder as it was is copied "
             "aside first) and re-validate every entry. reset --yes: delete the index and "
             "nothing else. Never run repair or reset while a crawl uses the index."
@@ -70,6 +71,12 @@ class SimDedupCommand(ScrapyCommand):
         parser.add_argument("--log", metavar="FILE", help="report: the verdict log to read")
         parser.add_argument(
             "--all", action="store_true", help="report: every crawl in the log, not the last"
+        )
+        parser.add_argument(
+            "--html", metavar="FILE", help="report: write one self-contained HTML page"
+        )
+        parser.add_argument(
+            "--feed", metavar="FILE", help="report --html: the crawl's feed, to show the texts"
         )
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -124,7 +131,7 @@ class SimDedupCommand(ScrapyCommand):
 
         assert self.settings is not None
         where = self._where(spider, opts) if spider is not None or opts.index else None
-        lines, well = check_lines(self.settings, self.config, where)
+        lines, well = check_lines(self.settings, self.config, where, spider)
         print("\n".join(lines))
         if not well:
             self.exitcode = 1
@@ -167,9 +174,17 @@ class SimDedupCommand(ScrapyCommand):
                 _print_url_query(index, url, self.config)
 
     def _report(self, spider: str | None, opts: argparse.Namespace) -> None:
-        from scrapy_simdedup.checkreport import find_verdict_log, report_lines
+        from pathlib import Path
+
+        from scrapy_simdedup.checkreport import find_verdict_log, report_lines, write_html_report
 
         path = find_verdict_log(self.config, spider, opts.log)
+        if opts.feed and not opts.html:
+            raise UsageError("--feed goes with --html FILE: the texts are shown in the HTML page")
+        if opts.html:
+            feed = Path(opts.feed) if opts.feed else None
+            print(write_html_report(path, self.config, Path(opts.html), feed, every_crawl=opts.all))
+            return
         print("\n".join(report_lines(path, self.config, every_crawl=opts.all)))
 
     def _repair(self, where: StoreLocation, opts: argparse.Namespace) -> None:
@@ -319,13 +334,15 @@ def _print_url_query(index: SimHashIndex, url: str, config: SimDedupConfig) -> N
     if judge is None:
         print(f"url: {parts.url}: no URL index here; it would be fetched")
         return
-    if judge.was_fetched(parts.url):
-        print(f"url: {parts.url}: fetched before")
+    # One answer, what a crawl would do; a fetch by an earlier crawl is context, not a
+    # verdict (such a URL is judged like any other).
+    before = "fetched" if judge.was_fetched(parts.url) else "not fetched"
     decision = judge.decide(parts, tally=False)
     if decision.skip and decision.rule is not None:
-        print(
-            f"url: {parts.url}: {mode} mode would skip it ({decision.rule.describe()}) "
-            "once its counterpart is fetched or queued in the crawl"
+        said = (
+            f"{mode} mode would skip it ({decision.rule.describe()}) once its counterpart is "
+            "fetched or queued in the crawl"
         )
     else:
-        print(f"url: {parts.url}: {mode} mode would fetch it")
+        said = f"{mode} mode would fetch it (no rule skips it)"
+    print(f"url: {parts.url}: {said}; {before} by an earlier crawl on this index")

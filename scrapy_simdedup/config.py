@@ -40,31 +40,86 @@ class SimDedupConfig:
     """The plugin's settings; the attribute ``x_y`` is the setting ``SIMDEDUP_X_Y``."""
 
     enabled: bool = True
+    """``False`` turns the pipeline and the middleware off (``NotConfigured``)."""
     store: str = "leveldb"
+    """``"leveldb"`` (a folder), ``"memory"`` (bounded by ``SIMDEDUP_MEMORY_LIMIT`` keys,
+    gone at close) or ``"redis"`` (shared by many workers;
+    ``pip install 'scrapy-simdedup[redis]'``)."""
     dir: str | None = None
+    """The LevelDB index folder; the spider's name is appended. Default:
+    ``JOBDIR/simdedup``, else ``.scrapy/simdedup/<spider>``."""
     reset: bool = False
+    """Start a fresh index (also ``-a simdedup_reset=1``); only the plugin's own files or
+    keys are removed."""
     content_fields: tuple[str, ...] = ("title", "text")
+    """Item fields that hold the content; an item with none of them is kept and counted,
+    never judged on its title alone."""
     content_html: str = "auto"
+    """Whether str fields are HTML: ``"auto"`` (when they look like a document or a fragment
+    of one), ``"html"`` or ``"text"``."""
     html_content: str = "main"
+    """What of an HTML field is judged: ``"main"``, its main content (menus, sidebars, share
+    bars and footers laid out in plain ``div`` elements left out, by resiliparse's extractor;
+    the whole text when the extract is under 20 words or a quarter of the page), or
+    ``"page"``, all its readable text."""
     key_field: str = "url"
+    """The item field naming the page (its URL); an item without one is keyed by its text's
+    hash."""
     content_max_distance: int = 3
+    """k: the SimHash bits two texts may differ in to be candidates, 0 to 8. Recorded in the
+    store: changing it needs a new index."""
     drop: bool = True
+    """``False``: keep copies and annotate them (``simdedup_cluster``,
+    ``simdedup_distance``) instead of dropping; the URL middleware then skips nothing and
+    counts ``would_skip``."""
     confirm_similarity: float = 0.8
+    """The estimated Jaccard similarity of 3-token shingles a candidate needs to be
+    confirmed as a copy, 0 to 1."""
     max_text_chars: int = 300_000
+    """Text cap per item (markup is cut at 8x before parsing); longer texts are judged on
+    their start and counted as truncated."""
     expected_pages: int = DEFAULT_EXPECTED_SIZE
+    """Sizes the table design: 4 tables of 16-bit prefixes up to about 16M pages at k = 3,
+    more beyond."""
     cjk: str = "jieba"
+    """How Chinese is cut into words: ``"jieba"`` (rjieba's dictionary words) or
+    ``"bigrams"`` (character bigrams, no dictionary; no faster than rjieba, several times
+    faster than jieba itself)."""
     weighting: str = "tf"
+    """Feature weights: ``"tf"`` (term frequency) or ``"idf"`` (times jieba's IDF table)."""
     memory_limit: int = DEFAULT_MAX_KEYS
+    """Keys the memory store may hold; past it the spider closes with
+    ``simdedup_store_error``."""
     sync: bool = False
+    """Flush every add to disk, so adds survive a power loss, not only a crash."""
     fingerprint_process: bool = True
+    """Cut and hash page text in a helper process when the machine has a second core and the
+    crawl runs Scrapy's default asyncio reactor; ``False`` does everything in the crawl's
+    process."""
     redis_url: str = "redis://localhost:6379/0"
+    """The Redis (or Redis Cluster node) of ``SIMDEDUP_STORE = "redis"``: ``redis://``,
+    ``rediss://`` or ``unix://``, with password or ACL user."""
     redis_prefix: str | None = None  # default: simdedup:<spider>
+    """The prefix of every Redis key of the index. Default: ``simdedup:<spider>``."""
     url_mode: str = "adaptive"
+    """The URL middleware: ``"adaptive"`` (skips on rules learned from the pipeline's
+    verdicts, every skip a bet), ``"strict"`` (skips URLs near a fetched one, for good) or
+    ``"off"``."""
     url_max_distance: int = 3
+    """Strict mode's bound in URL SimHash bits, 0 to 6. Recorded in the store: another value
+    is refused at start (the crawl exits non-zero before fetching, naming
+    ``u.max_distance``; reset the index or use a new folder)."""
     url_min_evidence: int = MIN_EVIDENCE
+    """Copies in a row before a URL rule skips anything (twice this for traps)."""
     url_sample_every: int = SAMPLE_EVERY
+    """At most one in this many would-be skips is fetched to check its rule (more while
+    evidence is thin)."""
     verdict_log: str | None = None  # a JSON-lines file; %(name)s and %(time)s as in FEEDS
+    """A JSON-lines file, one line per verdict worth auditing; ``%(name)s`` is the spider's
+    name, ``%(time)s`` the crawl's start. Off by default."""
     worker_timeout: float = DEFAULT_TIMEOUT  # Redis: a worker silent this long is dead
+    """On Redis: seconds a worker's heartbeat may stand still before it counts as dead and
+    what it parked is re-issued by another (1 to 86,400)."""
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Self:

@@ -1,4 +1,4 @@
-"""The exceptions scrapy-simdedup raises, in one small tree.
+"""The exceptions scrapy-simdedup raises, in one small tree::
 
     SimDedupError
     ├── SettingError           a SIMDEDUP_* setting is unknown or has a wrong value

@@ -89,7 +89,13 @@ def url_summary(stats: StatsCollector, mirrors: list[str]) -> str:
         f"simdedup: {checked:,} requests checked, {skipped:,} skipped before download{share}, "
         f"{reissued:,} of them re-issued, {stats.get_value(URL_SAMPLED, 0):,} fetched as samples"
     )
-    return line + "".join(f"; {mirror}" for mirror in mirrors)
+    line += "".join(f"; {mirror}" for mirror in mirrors)
+    weakened = stats.get_value(URL_MIRROR_HOSTS, 0) - len(mirrors)
+    if weakened > 0:  # simdedup/url/mirror_hosts counts every mirror rule learned
+        line += (
+            f"; {weakened:,} more mirror rule{'s' if weakened != 1 else ''} learned, not in force"
+        )
+    return line
 
 
 def summary(stats: StatsCollector) -> str:
@@ -111,4 +117,18 @@ def summary(stats: StatsCollector) -> str:
         f"{stats.get_value(CONTENT_REVISITS, 0):,} re-visits, "
         f"{stats.get_value(CONTENT_UNCONFIRMED, 0):,} unconfirmed matches kept, "
         f"{skipped:,} skipped; index holds {stats.get_value(INDEX_SIZE, 0):,} pages"
+        + _index_gap(stats)
     )
+
+
+def _index_gap(stats: StatsCollector) -> str:
+    """Why the index's size differs from the pages kept as unique: short texts are kept by
+    their exact hash alone, and released pages leave it (earlier crawls' pages count too)."""
+    notes = []
+    short = stats.get_value(CONTENT_EXACT_FALLBACK, 0)
+    if short:
+        notes.append(f"short texts, compared by exact hash, are not in it: {short:,}")
+    released = stats.get_value(CONTENT_RELEASED, 0)
+    if released:
+        notes.append(f"released by a later pipeline: {released:,}")
+    return f" ({'; '.join(notes)})" if notes else ""

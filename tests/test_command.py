@@ -88,7 +88,10 @@ def test_query_finds_a_stored_page_and_judges_urls(
     assert judged.startswith("content ") and "(0 the stored page lacks, 100% of its" in judged
     assert judged.endswith("the stored page has 0 content words this one lacks")
     assert f"exactly the text of {item['url']}: a copy, would be dropped" in out
-    assert f"url: {item['url']}: fetched before" in out
+    # One answer per URL: what a crawl would do, and whether an earlier crawl fetched it.
+    said = [line for line in out.splitlines() if line.startswith(f"url: {item['url']}:")]
+    assert len(said) == 1, said
+    assert said[0].endswith("; fetched by an earlier crawl on this index"), said
     assert "url: ftp://example.invalid/x: never skipped, URL not checked (not_http)" in out
 
     unrelated = (
@@ -209,3 +212,9 @@ def test_check_finds_the_plugin_off_in_a_new_project(tmp_path: Path) -> None:
     assert "ContentSeenPipeline on, UrlSimHashMiddleware on (SIMDEDUP_URL_MODE 'adaptive') " \
         "through the Addon" in checked.stdout  # fmt: skip
     assert "warning" not in checked.stdout + checked.stderr
+
+
+def test_check_shows_the_verdict_log_path_the_crawl_writes() -> None:
+    done = simdedup("check", "pages", "-s", "SIMDEDUP_VERDICT_LOG=logs/verdicts-%(name)s.jsonl")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "verdict log: logs/verdicts-pages.jsonl\n" in done.stdout

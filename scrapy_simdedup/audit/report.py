@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.audit.histogram import counts_in, histogram
+from scrapy_simdedup.audit import bins
+from scrapy_simdedup.audit.histogram import histogram
 from scrapy_simdedup.audit.summary import why_kept
 from scrapy_simdedup.audit.tuning import JUST_UNDER, distance_advice, threshold_advice
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
@@ -29,17 +29,17 @@ FOUND_BY = {
 
 
 def report(summary: Summary, *, clusters: int = LISTED) -> list[str]:
-    lines = _overview(summary)
+    lines = overview(summary)
     lines += ["", "Mirror hosts (one host serving another's pages)"]
     lines += [line for pair in summary.mirrors for line in _mirror(pair)] or ["  none"]
     lines += ["", "Largest clusters (original <- its copies)"]
     lines += _clusters(summary, clusters) or ["  none"]
     lines += ["", *_distances(summary), "", *_similarities(summary)]
-    lines += ["", *_nearest(summary), "", *_advice(summary)]
+    lines += ["", *_nearest(summary), "", *advice(summary)]
     return lines
 
 
-def _overview(summary: Summary) -> list[str]:
+def overview(summary: Summary) -> list[str]:
     events, settings = summary.events, summary.settings
     found_by = _counted(FOUND_BY.get(str(r.get("found_by")), "?") for r in summary.copies)
     adding = sum(1 for r in summary.unconfirmed if r.get("adds_content"))
@@ -111,50 +111,17 @@ def _bits(distance: object) -> str:
 
 
 def _distances(summary: Summary) -> list[str]:
-    k = summary.max_distance
-    fingerprinted = [r for r in summary.copies if r.get("found_by") in ("simhash", "sentences")]
-    series = {"copies": fingerprinted, "unconfirmed": summary.unconfirmed}
-    top = k + 5
-    bins = [str(bits) for bits in range(top + 1)] + [f">{top}"]
-    counts = {
-        name: counts_in([min(int(r.get("distance", 0)), top + 1) for r in found], range(top + 3))
-        for name, found in series.items()
-    }
-    exact = len(summary.copies) - len(fingerprinted)
-    title = (
-        f"SimHash distance in bits (k = {k}: beyond it, only shared sentences find a copy; "
-        f"{exact:,} copies found by their exact text are left out)"
-    )
-    return [title, *histogram(bins, counts)]
+    found = bins.distances(summary)
+    return [found.title, *histogram(found.bins, found.counts)]
 
 
 def _similarities(summary: Summary) -> list[str]:
-    threshold = round(summary.threshold, 2)
-    series = {
-        "copies": [float(r["similarity"]) for r in summary.copies if "similarity" in r],
-        "unconfirmed": [float(r["similarity"]) for r in summary.unconfirmed if "similarity" in r],
-    }
-    values = [value for found in series.values() for value in found]
-    start = max(0.0, math.floor(min([threshold - JUST_UNDER, *values]) * 20 + 1e-9) / 20)
-    grid = {round(start + 0.05 * at, 2) for at in range(round((1 - start) * 20) + 1)}
-    edges = sorted({*grid, threshold})
-    counts = {name: counts_in(found, edges) for name, found in series.items()}
-    near = round(threshold - JUST_UNDER, 2)
-    shown = [  # empty bins far under the threshold say nothing
-        at
-        for at in range(len(edges) - 1)
-        if edges[at] >= near or any(found[at] for found in counts.values())
-    ]
-    bins = [f"{edges[at]:.2f}-{edges[at + 1]:.2f}" for at in shown]
-    rows = histogram(bins, {name: [found[at] for at in shown] for name, found in counts.items()})
-    width = max(len(row) for row in rows)
-    for row, at in enumerate(shown, start=1):
-        if edges[at] == threshold:
-            rows[row] = rows[row].ljust(width) + "  <- the threshold"
-    title = (
-        "Similarity (estimated Jaccard similarity of 3-word shingles; copies need the threshold)"
-    )
-    return [title, *rows]
+    found = bins.similarities(summary)
+    rows = histogram(found.bins, found.counts)
+    if found.marked is not None:
+        width = max(len(row) for row in rows)
+        rows[found.marked + 1] = rows[found.marked + 1].ljust(width) + "  <- the threshold"
+    return [found.title, *rows]
 
 
 def _nearest(summary: Summary) -> list[str]:
@@ -179,7 +146,7 @@ def _nearest(summary: Summary) -> list[str]:
     return lines
 
 
-def _advice(summary: Summary) -> list[str]:
+def advice(summary: Summary) -> list[str]:
     similarity, distance = threshold_advice(summary), distance_advice(summary)
     lines = ["Suggestions"]
     if similarity.suggested is not None:

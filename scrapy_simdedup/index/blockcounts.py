@@ -17,7 +17,7 @@ released by a later pipeline leaves them.
 Bounded: a host counts at most ``MAX_HOST_BLOCKS`` distinct blocks and the store at most
 ``MAX_STORE_BLOCKS``; beyond, blocks already counted go on being counted and new ones are
 not. A template shows on a site's first pages, so it is learned before the bound; a site
-first met after the store's bound is judged without a learned template (see README).
+first met after the store's bound is judged without a learned template (see docs/known-limits.md).
 """
 
 from __future__ import annotations

@@ -1,0 +1,58 @@
+"""The HTML report: one self-contained page, every crawled text escaped."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from scrapy_simdedup.audit.html import NOT_IN_FEED, html_report
+from scrapy_simdedup.audit.summary import summarise
+
+CRAWL = {"event": "crawl", "spider": "pages", "confirm_similarity": 0.8, "content_max_distance": 3}
+HOSTILE = '<script>alert("x")</script><img src="http://evil.example/x.png" onerror="alert(1)">'
+
+
+def _records() -> list[dict[str, Any]]:
+    copies = [
+        {"event": "dropped", "key": f"http://m.example/{n}", "original": f"http://a.example/{n}",
+         "found_by": "simhash", "distance": 1, "similarity": 0.95, "length_ratio": 1.0,
+         "content_words": 120, "chrome_words": 4, "template_words": 0}
+        for n in range(4)
+    ]  # fmt: skip
+    doubt = {"event": "unconfirmed", "key": "http://a.example/evil?<b>", "found_by": "simhash",
+             "candidate": "http://a.example/0", "distance": 2, "similarity": 0.78,
+             "adds_content": False, "length_ratio": 0.97, "novel_words": 3}  # fmt: skip
+    return [CRAWL, *copies, doubt]
+
+
+TEXTS = {
+    "http://a.example/0": "Home > News\nThe river rose two metres overnight in the valley.",
+    "http://a.example/evil?<b>": f"Home > News\nThe river rose three metres. {HOSTILE}",
+}
+
+
+def test_the_page_is_self_contained_and_escapes_crawled_text() -> None:
+    page = html_report(summarise(_records()), TEXTS, source="verdicts-<pages>.jsonl")
+    assert page.count("<script>") == 1  # the report's own, at the end
+    assert "<script>alert" not in page and "<img" not in page and "<b>" not in page
+    assert "&lt;" in page and "&quot;" in page  # shown as text, cut into marked words
+    assert "verdicts-&lt;pages&gt;.jsonl" in page
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    # Nothing is loaded: no src or href attribute anywhere (the SVG namespace is no load).
+    assert not re.search(r"\s(src|href)=", page)
+
+
+def test_charts_tables_and_the_side_by_side_view() -> None:
+    page = html_report(summarise(_records()), TEXTS, source="v.jsonl")
+    assert page.count('<svg class="chart"') == 2
+    assert "m.example" in page and "serves copies of" in page  # the mirror host
+    assert page.count("<section class='pair'>") == 5  # 1 kept, 4 dropped
+    kept = page.split("<section class='pair'>")[1]
+    assert "<mark>three</mark>" in kept and "<mark>two</mark>" in kept
+    assert "class='line chrome'>Home &gt; News" in kept
+    assert NOT_IN_FEED in page  # the dropped pages are not in the feed
+
+
+def test_without_a_feed_the_pages_are_named_not_shown() -> None:
+    page = html_report(summarise(_records()))
+    assert "--feed FILE" in page and "class='sbs'" not in page
