@@ -34,9 +34,9 @@ from scrapy import signals
 
 from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper
 from scrapy_simdedup.judges.content import ContentJudge
-from scrapy_simdedup.judges.urls import UrlJudge
-from scrapy_simdedup.middleware import UrlSimHashMiddleware
-from scrapy_simdedup.pipeline import ContentSeenPipeline
+from scrapy_simdedup.scrapy_layer.middleware import UrlSimHashMiddleware
+from scrapy_simdedup.scrapy_layer.pipeline import ContentSeenPipeline
+from scrapy_simdedup.url.judge import UrlJudge
 
 ENTRY_POINTS = {
     ContentSeenPipeline: ("process_item", "_decide", "item_dropped"),

@@ -51,7 +51,7 @@ from benchmarks.releases import (
 )
 from benchmarks.templated import templated_pages
 from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
-from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
+from scrapy_simdedup.scrapy_layer.pipeline import ContentSeenPipeline, NearDuplicateItem
 
 HEADER = f"{'k':>2} {'confirm':>7} {'test':6} {'precision':>9} {'recall':>7} {'F1':>7}  false drops"
 STDLIB = sysconfig.get_paths()["stdlib"]

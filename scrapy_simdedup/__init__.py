@@ -9,7 +9,6 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from scrapy_simdedup.addon import Addon
     from scrapy_simdedup.errors import (
         ForeignFolderError,
         SimDedupError,
@@ -39,8 +38,9 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.maintenance import RepairReport, repair_index, reset_index
     from scrapy_simdedup.index.opening import open_index, open_stored_index
     from scrapy_simdedup.index.permuted import Match, QueryOrAdd
-    from scrapy_simdedup.middleware import UrlSimHashMiddleware
-    from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
+    from scrapy_simdedup.scrapy_layer.addon import Addon
+    from scrapy_simdedup.scrapy_layer.middleware import UrlSimHashMiddleware
+    from scrapy_simdedup.scrapy_layer.pipeline import ContentSeenPipeline, NearDuplicateItem
     from scrapy_simdedup.url.features import url_features, url_simhash
     from scrapy_simdedup.url.parts import UrlParts, url_parts
 

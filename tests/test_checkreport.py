@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_simdedup.checkreport import verdict_log_line
+from scrapy_simdedup.scrapy_layer.checkreport import verdict_log_line
 
 
 @pytest.mark.parametrize(

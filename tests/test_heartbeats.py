@@ -12,8 +12,14 @@ from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.heartbeats import Heartbeats
 from scrapy_simdedup.index.stores.redis import RedisStore
-from scrapy_simdedup.parking import ParkingLot
-from scrapy_simdedup.reissue import REISSUED, Adopted, Adoption, RequestParking, send_again
+from scrapy_simdedup.scrapy_layer.parking import ParkingLot
+from scrapy_simdedup.scrapy_layer.reissue import (
+    REISSUED,
+    Adopted,
+    Adoption,
+    RequestParking,
+    send_again,
+)
 from scrapy_simdedup.url.actions import Reissue
 from scrapy_simdedup.url.bets import Bet
 from tests.support.components import memory_crawler

@@ -14,8 +14,8 @@ from scrapy_simdedup.errors import StoreMismatchError, UrlNotCheckedError
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.handle import MARKS_FIELD, SimHashIndex
 from scrapy_simdedup.index.opening import open_index
-from scrapy_simdedup.judges.urls import UrlJudge
 from scrapy_simdedup.url.bets import Bet, ParkedBets
+from scrapy_simdedup.url.judge import UrlJudge
 
 ORIGINAL = "http://a.example"
 MIRROR = "http://m.example"

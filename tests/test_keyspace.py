@@ -9,7 +9,7 @@ from scrapy import Request, Spider
 
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.opening import open_index
-from scrapy_simdedup.parking import ParkingLot
+from scrapy_simdedup.scrapy_layer.parking import ParkingLot
 
 
 def test_every_kind_has_its_own_first_byte() -> None:

@@ -11,7 +11,7 @@ from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.index.location import StoreLocation
 from scrapy_simdedup.index.maintenance import reset_index
 from scrapy_simdedup.index.opening import open_index, stored_params
-from scrapy_simdedup.state import index_location
+from scrapy_simdedup.scrapy_layer.state import index_location
 
 
 def test_a_typed_location_is_parsed_into_its_kind(tmp_path: Path) -> None:

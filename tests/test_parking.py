@@ -12,7 +12,7 @@ from scrapy import FormRequest, Request, Spider
 
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.base import Store
-from scrapy_simdedup.parking import ParkingLot
+from scrapy_simdedup.scrapy_layer.parking import ParkingLot
 
 
 class Shop(Spider):

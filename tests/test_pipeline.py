@@ -18,7 +18,7 @@ from scrapy_simdedup.errors import SettingError, StoreError
 from scrapy_simdedup.fingerprint.chrome import without_chrome
 from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
 from scrapy_simdedup.index.opening import open_index
-from scrapy_simdedup.pipeline import ContentSeenPipeline, NearDuplicateItem
+from scrapy_simdedup.scrapy_layer.pipeline import ContentSeenPipeline, NearDuplicateItem
 from tests.support.components import NewsSpider, opened_pipeline, simdedup_stats
 
 ARTICLE, OTHER, THIRD = english_articles(3000)[:3]

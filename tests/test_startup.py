@@ -9,7 +9,7 @@ import pytest
 from scrapy.utils.test import get_crawler
 
 from scrapy_simdedup.errors import SettingError
-from scrapy_simdedup.startup import config_for
+from scrapy_simdedup.scrapy_layer.startup import config_for
 
 
 def test_settings_are_read_once_per_crawler() -> None:
@@ -27,7 +27,7 @@ def test_a_wrong_setting_is_one_error_line_however_often_it_is_read(
             config_for(crawler)
     assert caplog.record_tuples == [
         (
-            "scrapy_simdedup.startup",
+            "scrapy_simdedup.scrapy_layer.startup",
             logging.ERROR,
             "simdedup: SIMDEDUP_DROPP is not a scrapy-simdedup setting; did you mean "
             "SIMDEDUP_DROP? Fix it in settings.py, the spider's custom_settings or the -s "

@@ -12,11 +12,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from scrapy_simdedup.index.opening import open_index
-from scrapy_simdedup.judges.urls import UrlJudge
 from scrapy_simdedup.url.actions import FollowFailed, Reissue, Seen, Skip
 from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.core import UrlCore
 from scrapy_simdedup.url.deadlines import PENDING_SECONDS, Budget
+from scrapy_simdedup.url.judge import UrlJudge
 
 ORIGINAL = "http://a.example"
 MIRROR = "http://m.example"

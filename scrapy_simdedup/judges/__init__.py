@@ -1,3 +1,3 @@
-"""The decisions, without Scrapy: is this text a copy of a stored page, and may this
-request be skipped? The pipeline, the middleware and ``scrapy simdedup query`` ask the
-same judges, so they cannot disagree."""
+"""The content decisions, without Scrapy: is this text a copy of a stored page? The
+pipeline and ``scrapy simdedup query`` ask the same judge, so they cannot disagree. (May
+this request be skipped is the URL side's: ``scrapy_simdedup.url``.)"""

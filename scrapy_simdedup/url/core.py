@@ -30,8 +30,8 @@ from scrapy_simdedup.url.parts import UrlParts, canonical_url, url_parts
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from scrapy_simdedup.judges.urls import UrlJudge
     from scrapy_simdedup.url.actions import Action, Seen
+    from scrapy_simdedup.url.judge import UrlJudge
     from scrapy_simdedup.url.learner import Decision
 
 T = TypeVar("T")

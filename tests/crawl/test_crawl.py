@@ -249,9 +249,9 @@ def test_invalid_setting_stops_before_fetching_with_one_error_line(
         if " ERROR: " in line or " CRITICAL: " in line or "Traceback" in line
     ]  # fmt: skip
     assert problems == [
-        f"{problems[0][:19]} [scrapy_simdedup.startup] ERROR: simdedup: {message} Fix it in "
-        "settings.py, the spider's custom_settings or the -s option; the crawl stopped before "
-        "fetching anything."
+        f"{problems[0][:19]} [scrapy_simdedup.scrapy_layer.startup] ERROR: simdedup: {message} "
+        "Fix it in settings.py, the spider's custom_settings or the -s option; the crawl stopped "
+        "before fetching anything."
     ]
     assert "Task exception was never retrieved" not in crawl.log
     assert "Crawled (200)" not in crawl.log

@@ -11,7 +11,7 @@ from scrapy.crawler import Crawler
 from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.test import get_crawler
 
-from scrapy_simdedup.pipeline import ContentSeenPipeline
+from scrapy_simdedup.scrapy_layer.pipeline import ContentSeenPipeline
 
 
 class NewsSpider(Spider):

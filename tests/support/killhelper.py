@@ -6,7 +6,7 @@ import os
 import signal
 from typing import Any
 
-from scrapy_simdedup.pipeline import ContentSeenPipeline
+from scrapy_simdedup.scrapy_layer.pipeline import ContentSeenPipeline
 
 
 class KillHelper:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import StoreError
-from scrapy_simdedup.parking import MAX_ADOPTED
+from scrapy_simdedup.scrapy_layer.parking import MAX_ADOPTED
 from scrapy_simdedup.url.bets import Bet
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from scrapy.http import Request
 
-    from scrapy_simdedup.parking import ParkingLot
+    from scrapy_simdedup.scrapy_layer.parking import ParkingLot
     from scrapy_simdedup.url.actions import Reissue
 
 logger = logging.getLogger(__name__)

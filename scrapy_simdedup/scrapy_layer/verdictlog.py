@@ -22,7 +22,7 @@ from scrapy_simdedup.audit.records import (
     url_skipped_record,
 )
 from scrapy_simdedup.errors import SettingError
-from scrapy_simdedup.startup import config_for, report_setting_error
+from scrapy_simdedup.scrapy_layer.startup import config_for, report_setting_error
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -13,7 +13,12 @@ from scrapy_simdedup.audit.html import html_report
 from scrapy_simdedup.audit.log import log_files, log_path, read_log
 from scrapy_simdedup.audit.report import report
 from scrapy_simdedup.audit.summary import last_crawl, summarise
-from scrapy_simdedup.enabled import enabled, half_enabled_warning, idle_plugin_warning, own_settings
+from scrapy_simdedup.scrapy_layer.enabled import (
+    enabled,
+    half_enabled_warning,
+    idle_plugin_warning,
+    own_settings,
+)
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings

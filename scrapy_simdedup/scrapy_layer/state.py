@@ -22,7 +22,7 @@ from scrapy_simdedup.index.handle import SimHashIndex
 from scrapy_simdedup.index.location import StoreLocation
 from scrapy_simdedup.index.maintenance import reset_index
 from scrapy_simdedup.index.opening import open_index
-from scrapy_simdedup.startup import config_for
+from scrapy_simdedup.scrapy_layer.startup import config_for
 from scrapy_simdedup.stats import STORE_ERROR_REASON
 
 if TYPE_CHECKING:

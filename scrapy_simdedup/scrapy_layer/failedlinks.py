@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_simdedup.judges.urls import UrlJudge
+    from scrapy_simdedup.scrapy_layer.verdictlog import CrawlVerdictLog
+    from scrapy_simdedup.url.judge import UrlJudge
     from scrapy_simdedup.url.learner import Rule
-    from scrapy_simdedup.verdictlog import CrawlVerdictLog
 
 logger = logging.getLogger(__name__)
 

@@ -1,0 +1,88 @@
+"""The two floors: a core that never imports Scrapy, and a Scrapy layer on top.
+
+Fingerprints, URL features, the index and its stores, and the decisions themselves live in
+the core; everything that imports Scrapy lives in ``scrapy_simdedup/scrapy_layer/``. The
+public paths a Scrapy project names in its settings (``scrapy_simdedup.middleware``,
+``.pipeline``, ``.addon``, ``.commands``) stay as one-line re-exports.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_simdedup"
+LAYER = PACKAGE / "scrapy_layer"
+PUBLIC_PATHS = {"middleware.py", "pipeline.py", "addon.py", "commands.py"}
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """Modules ``path`` imports when it runs (not those under ``if TYPE_CHECKING:``)."""
+    tree = ast.parse(path.read_text("utf-8"))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(child) for child in ast.walk(node))
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+    return found
+
+
+def _core_modules() -> list[Path]:
+    return [
+        path
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if LAYER not in path.parents
+        and not (path.parent == PACKAGE and path.name in PUBLIC_PATHS | {"__init__.py"})
+    ]
+
+
+def test_no_core_module_imports_scrapy_or_the_scrapy_layer() -> None:
+    offenders = {
+        str(path.relative_to(PACKAGE)): sorted(
+            name
+            for name in _runtime_imports(path)
+            if name == "scrapy"
+            or name.startswith(("scrapy.", "scrapy_simdedup.scrapy_layer", "twisted"))
+        )
+        for path in _core_modules()
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
+    assert len(offenders) > 40  # the walk found the core
+
+
+def test_the_public_paths_only_re_export_the_scrapy_layer() -> None:
+    for name in sorted(PUBLIC_PATHS):
+        imports = _runtime_imports(PACKAGE / name) - {"__future__"}
+        assert imports == {f"scrapy_simdedup.scrapy_layer.{name[:-3]}"}, (name, imports)
+
+
+def test_the_core_runs_in_a_process_without_scrapy() -> None:
+    """Every core module imports with Scrapy made unimportable."""
+    modules = [
+        ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts) for path in _core_modules()
+    ]
+    code = (
+        "import sys\n"
+        "class Refuse:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'scrapy' or name.startswith(('scrapy.', 'twisted')):\n"
+        "            raise ImportError('the core imported ' + name)\n"
+        "sys.meta_path.insert(0, Refuse())\n"
+        "import importlib\n"
+        f"for module in {modules!r}:\n"
+        "    importlib.import_module(module)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=PACKAGE.parent, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
