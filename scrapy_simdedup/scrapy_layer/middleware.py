@@ -16,6 +16,7 @@ from scrapy import Request, signals
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.utils.asyncio import create_looping_call
+from scrapy.utils.python import global_object_name
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig, crawl_budget, depth_limit
@@ -265,9 +266,27 @@ class UrlSimHashMiddleware:
 
     def process_exception(self, request: Request, exception: BaseException) -> None:
         """A download error, a timeout, or a request ignored by another component."""
-        if isinstance(exception, PredictedDuplicate) or self.core is None:
+        if isinstance(exception, PredictedDuplicate):
+            self._not_an_error(exception)
             return
-        self._carry_out(self.core.failed(request.url), request)
+        if self.core is not None:
+            self._carry_out(self.core.failed(request.url), request)
+
+    def _not_an_error(self, skip: PredictedDuplicate) -> None:
+        """Scrapy's ``DownloaderStats`` (which sees every exception first, at priority 850)
+        counted this skip as a download error: take it back, so that
+        ``downloader/exception_count`` counts failures only. Skips are counted under
+        ``simdedup/url/skipped/<rule>``."""
+        stats = self._stats.get_stats()
+        for key in (
+            "downloader/exception_count",
+            f"downloader/exception_type_count/{global_object_name(type(skip))}",
+        ):
+            left = stats.get(key, 0) - 1
+            if left > 0:
+                stats[key] = left
+            else:
+                stats.pop(key, None)
 
     def request_dropped(self, request: Request) -> None:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
