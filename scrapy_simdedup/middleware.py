@@ -19,7 +19,7 @@ from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.failedlinks import MIRROR_OF, FailedLinks
 from scrapy_simdedup.index.heartbeats import Heartbeats
 from scrapy_simdedup.index.stores.atomic import AtomicStore
-from scrapy_simdedup.judges.urls import UrlJudge
+from scrapy_simdedup.judges.urls import UrlJudge, fetched_before
 from scrapy_simdedup.parking import ParkingLot
 from scrapy_simdedup.reissue import REISSUED, SEEN, RequestBets
 from scrapy_simdedup.signals import content_released, content_verdict
@@ -191,7 +191,7 @@ class UrlSimHashMiddleware:
         assert self.judge is not None and self.crawler.spider is not None
         store = self.judge.urls.store
         if isinstance(store, AtomicStore):  # shared: requests a dead worker parked are taken
-            self.heartbeats = Heartbeats(store, self.config.worker_timeout)
+            self.heartbeats = self.state.heartbeats or Heartbeats(store, self.config.worker_timeout)
             self._guarded(self.heartbeats.beat)
             self._pulse = create_looping_call(self._beat)
             self._pulse.start(max(0.25, self.config.worker_timeout / 4), now=False)
@@ -201,6 +201,8 @@ class UrlSimHashMiddleware:
             self.crawler, lot, self.judge.enqueue, self._store_failed, reissued=self._reissued
         )
         self.judge.held = self.bets.held
+        crawl = self.judge.crawl = self.state.crawl  # a crawl several workers share (issue 35)
+        self.bets.claim = None if crawl is None else crawl.claim_reissue
         self._resumed = _resumed_job(self.crawler) and self.state.location().kind != "redis"
         if self.config.url_mode == "adaptive" and self.config.drop:
             self.failed_links = FailedLinks(
@@ -212,7 +214,8 @@ class UrlSimHashMiddleware:
         logger.info(
             "simdedup: URL mode %s, %d URLs fetched before, %d stored rules on probation, "
             "%d parked requests of an interrupted crawl",
-            self.config.url_mode, len(self.judge), len(self.judge.learner.rules()), left,
+            self.config.url_mode, fetched_before(self.judge, crawl),
+            len(self.judge.learner.rules()), left,
         )  # fmt: skip
         if self.config.url_mode == "strict":
             logger.warning(
@@ -300,6 +303,17 @@ class UrlSimHashMiddleware:
             self._check(request, scheduling=False)
         elif self.judge is not None and not self._failed:
             self._stats.inc_value(keys.URL_CHECKED)  # judged when scheduled: a sample
+        self._claim(request)
+
+    def _claim(self, request: Request) -> None:
+        """On a crawl several workers share, claim the URL for this fetch: a request whose
+        URL a re-issue of this crawl fetches is not sent (issue 35)."""
+        crawl = self.state.crawl
+        if crawl is None or self.judge is None or self._failed or self._exemption(request):
+            return
+        if self._guarded(crawl.claim_fetch, _canonical(request.url)) is False:
+            self._stats.inc_value(keys.URL_FETCHED_BY_REISSUE)
+            raise PredictedDuplicate("simdedup: fetched by a re-issue of the same URL")
 
     def process_response(self, request: Request, response: Response) -> Response:
         self._tick(fetched=True)
@@ -394,6 +408,8 @@ class UrlSimHashMiddleware:
 
     def request_dropped(self, request: Request) -> None:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
+        if request.meta.get(REISSUED):  # never expected: re-issues pass dupefilters
+            self._stats.inc_value(keys.URL_REISSUED_DROPPED)
         entering = self._entering.pop(id(request), None)
         if entering is None or entering[0] is not request:
             copy = request.meta.get(MIRROR_OF)

@@ -70,6 +70,9 @@ class RequestBets:
         self._requeued = requeued
         self._store_failed = store_failed
         self._reissued = reissued
+        # A shared crawl's claim of a URL to re-issue (``CrawlRecord.claim_reissue``): it
+        # replaces the dupefilter, which other workers fill too. None: one process.
+        self.claim: Callable[[str], bool] | None = None
 
     def __contains__(self, url: object) -> bool:
         return url in self.held
@@ -208,6 +211,12 @@ class RequestBets:
         """Send ``bet``'s request to the engine again (past the dupefilter if it saw it);
         ``ahead`` of what is queued (``AHEAD`` more priority) when it is late."""
         seen = bool(bet.ticket.meta.get(SEEN))
+        if self.claim is not None:  # a crawl shared by workers: one fetch per crawl (issue 35)
+            if not self._guarded(self.claim, bet.url):
+                self.crawler.stats.inc_value(keys.URL_REISSUED_ELSEWHERE)
+                self._requeued(bet.url)  # at hand: another worker fetches it
+                return
+            seen = True  # claimed: past any dupefilter, which other workers fill too
         priority = bet.ticket.priority + (AHEAD if ahead else 0)
         request = bet.ticket.replace(
             dont_filter=seen, priority=priority, meta={**bet.ticket.meta, REISSUED: why}

@@ -23,6 +23,7 @@ from scrapy_simdedup.url.parts import UrlParts, url_parts
 if TYPE_CHECKING:
     from collections.abc import Callable, Container
 
+    from scrapy_simdedup.index.crawls import CrawlRecord
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.index.permuted import PermutedIndex
 
@@ -64,6 +65,7 @@ class UrlJudge:
         self.lost_now: set[str] = set()  # failed, dropped or released: never to bring a page
         self.hosts_now: set[str] = set()  # hosts with a page fetched (2xx) in this crawl
         self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
+        self.crawl: CrawlRecord | None = None  # a shared store: all workers' fetches (issue 35)
         self._strict_candidates = 0
         self._covered = _Covered(self, covers_fetched_before)
         self._awaited = _Awaited(self)
@@ -204,6 +206,8 @@ class UrlJudge:
         if len(self.fetched_now) < MAX_REMEMBERED:
             self.fetched_now.add(parts.url)
         self.learner.sizes.add(parts.url)
+        if self.crawl is not None:
+            self.crawl.fetched(parts.url)
         if self.urls.document(parts.url) is not None:
             return
         if self.mode == "adaptive":
@@ -249,14 +253,19 @@ class UrlJudge:
     def brought(self, url: str) -> bool:
         """Whether ``url`` was fetched in this crawl and its page (or the page it copies)
         is in this crawl's feed, as far as is known."""
-        return url in self.fetched_now and url not in self.barren
+        if url in self.fetched_now:
+            return url not in self.barren
+        return self.crawl is not None and self.crawl.brought(url)
 
     def kept(self, url: str) -> bool:
         """Whether ``url``'s page is in this crawl's feed (judged new, or a re-visit)."""
         try:
-            return url_parts(url).url in self.kept_now
+            canonical = url_parts(url).url
         except UrlNotCheckedError:
             return False
+        if canonical in self.kept_now:
+            return True
+        return self.crawl is not None and self.crawl.was_kept(canonical)
 
     def refresh(self) -> list[Rule]:
         """Exchange rules with the other workers on a shared store, every few seconds;
@@ -324,6 +333,12 @@ class _Judged:
         if url in judge.fetched_now:
             return url in judge.judged_now
         return judge.was_fetched(url)
+
+
+def fetched_before(judge: UrlJudge, crawl: CrawlRecord | None) -> int:
+    """URLs fetched by earlier crawls: the index's, or on a crawl several workers share,
+    what it held when the crawl started (not the other workers' fetches of this crawl)."""
+    return len(judge) if crawl is None else crawl.fetched_before(len(judge))
 
 
 def _host_of(url: str) -> str:
