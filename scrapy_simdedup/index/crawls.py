@@ -6,7 +6,10 @@ this crawl kept is a repeated key here, not a re-visit, and a request re-issued 
 must not be fetched again by another. So every worker of a crawl writes, per URL, one key
 per event under the crawl's id (``keyspace.CRAWL_MARKS``):
 
-* ``fetched``: answered 2xx; ``barren``: a copy of a page this crawl did not keep;
+* ``queued``: let into the crawl's scheduler (a queue the workers share, scrapy-redis's);
+* ``fetched``: answered 2xx;
+* ``judged``: its content verdict arrived (the value says whether it was barren: a copy of a
+  page this crawl did not keep); until then a fetch is no evidence for the URL rules;
 * ``kept``: its page is in the crawl's feed (judged new, or a re-visit);
 * ``claimed``: on its way to the downloader (``claim_fetch``) or re-issued (``claim_reissue``),
   one atomic put-if-absent each: of the workers racing for a URL, one fetches it.
@@ -34,8 +37,10 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.heartbeats import Heartbeats
     from scrapy_simdedup.index.stores.atomic import AtomicStore
 
+QUEUED = b"q"
 FETCHED = b"f"
-BARREN = b"b"
+JUDGED = b"j"
+BARREN = b"b"  # a JUDGED value: a copy of a page this crawl did not keep
 KEPT = b"k"
 CLAIMED = b"r"
 BEFORE = b"n"  # no URL after it: the URLs the index held at the crawl's start
@@ -63,6 +68,14 @@ class CrawlRecord:
         self.crawl_id = crawl_id
         self._prefix = prefix_of(crawl_id)
 
+    def queued(self, url: str) -> None:
+        self.store.write({self._key(QUEUED, url): b""})
+
+    def was_queued(self, url: str) -> bool:
+        """Whether a worker of this crawl let ``url`` into the scheduler (it may have
+        been fetched, or failed, since)."""
+        return self.store.get(self._key(QUEUED, url)) is not None
+
     def fetched(self, url: str) -> None:
         self.store.write({self._key(FETCHED, url): b""})
 
@@ -76,14 +89,18 @@ class CrawlRecord:
     def was_kept(self, url: str) -> bool:
         return self.store.get(self._key(KEPT, url)) is not None
 
-    def barren(self, url: str) -> None:
-        self.store.write({self._key(BARREN, url): b""})
+    def judged(self, url: str, *, barren: bool) -> None:
+        self.store.write({self._key(JUDGED, url): BARREN if barren else b""})
+
+    def was_judged(self, url: str) -> bool:
+        """Whether a worker of this crawl has the content verdict on ``url``'s page."""
+        return self.store.get(self._key(JUDGED, url)) is not None
 
     def brought(self, url: str) -> bool:
         """Whether a worker of this crawl fetched ``url`` and its page (or the page it
         copies) is in this crawl's feed, as far as is known: what settles a bet on it."""
-        fetched, barren = self.store.get_many([self._key(FETCHED, url), self._key(BARREN, url)])
-        return fetched is not None and barren is None
+        fetched, judged = self.store.get_many([self._key(FETCHED, url), self._key(JUDGED, url)])
+        return fetched is not None and judged != BARREN
 
     def fetched_before(self, now: int) -> int:
         """URLs the index held when the crawl started: ``now`` for the first worker to ask

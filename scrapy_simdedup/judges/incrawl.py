@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 def in_crawl(verdict: Verdict, crawl: CrawlRecord) -> Verdict:
     """``verdict``, a re-visit of a page another worker of this crawl kept made a repeated
-    key; recorded as kept (new, or a re-visit) or barren (a copy of a page this crawl did
-    not keep). Keys that are no URL (``text:...``) are left alone. Raises ``StoreError``."""
+    key; recorded as judged, and kept (new, or a re-visit) or barren (a copy of a page this
+    crawl did not keep). Keys that are no URL (``text:...``) are left alone. Raises ``StoreError``."""
     if verdict.repeated_key:
         return verdict
     url = _canonical(verdict.key)
@@ -29,12 +29,12 @@ def in_crawl(verdict: Verdict, crawl: CrawlRecord) -> Verdict:
         return verdict
     if verdict.original is None or verdict.revisit:
         first = crawl.keep(url)
+        crawl.judged(url, barren=False)
         if verdict.revisit and not first:  # the other worker's page is in the feed already
             return Verdict(verdict.key, verdict.key, found_by="same_key")
         return verdict
     original = _canonical(verdict.original)
-    if original is None or not crawl.was_kept(original):
-        crawl.barren(url)
+    crawl.judged(url, barren=original is None or not crawl.was_kept(original))
     return verdict
 
 

@@ -170,6 +170,8 @@ class UrlJudge:
         """``url`` is queued: requests whose counterpart it is may be skipped."""
         if len(self.queued) < MAX_REMEMBERED:
             self.queued.add(url)
+        if self.crawl is not None:
+            self.crawl.queued(url)
         self.learner.sizes.add(url)
 
     def dequeue(self, url: str) -> None:
@@ -301,6 +303,8 @@ class _Covered:
             return False
         if url in judge.queued or judge.brought(url) or url in judge.held:
             return True
+        if judge.crawl is not None and judge.crawl.was_queued(url):  # by another worker
+            return True
         return self.fetched_before and judge.was_fetched(url)
 
 
@@ -332,6 +336,8 @@ class _Judged:
         assert judge is not None, "set as soon as the judge is made"
         if url in judge.fetched_now:
             return url in judge.judged_now
+        if judge.crawl is not None and judge.crawl.was_fetched(url):  # by another worker
+            return judge.crawl.was_judged(url)
         return judge.was_fetched(url)
 
 
