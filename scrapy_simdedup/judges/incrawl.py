@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 def in_crawl(verdict: Verdict, crawl: CrawlRecord) -> Verdict:
     """``verdict``, a re-visit of a page another worker of this crawl kept made a repeated
     key; recorded as judged, and kept (new, or a re-visit) or barren (a copy of a page this
-    crawl did not keep). Keys that are no URL (``text:...``) are left alone. Raises ``StoreError``."""
+    crawl did not keep). Keys that are no URL (``text:...``) are left alone. Raises
+    ``StoreError``."""
     if verdict.repeated_key:
         return verdict
     url = _canonical(verdict.key)
