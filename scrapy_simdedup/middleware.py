@@ -202,7 +202,7 @@ class UrlSimHashMiddleware:
         )
         self.judge.held = self.bets.held
         crawl = self.judge.crawl = self.state.crawl  # a crawl several workers share (issue 35)
-        self.bets.claim = None if crawl is None else crawl.claim_reissue
+        self.bets.crawl = crawl
         self._resumed = _resumed_job(self.crawler) and self.state.location().kind != "redis"
         if self.config.url_mode == "adaptive" and self.config.drop:
             self.failed_links = FailedLinks(

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request
 
+    from scrapy_simdedup.index.crawls import CrawlRecord
     from scrapy_simdedup.parking import ParkingLot
 
 logger = logging.getLogger(__name__)
@@ -70,9 +71,9 @@ class RequestBets:
         self._requeued = requeued
         self._store_failed = store_failed
         self._reissued = reissued
-        # A shared crawl's claim of a URL to re-issue (``CrawlRecord.claim_reissue``): it
-        # replaces the dupefilter, which other workers fill too. None: one process.
-        self.claim: Callable[[str], bool] | None = None
+        # A crawl several workers share (issue 35): its bets are written there, and a
+        # re-issue is claimed there instead of passing the dupefilter the others fill too.
+        self.crawl: CrawlRecord | None = None
 
     def __contains__(self, url: object) -> bool:
         return url in self.held
@@ -166,6 +167,8 @@ class RequestBets:
         if not self.held.park(Bet(url, rule, counterpart, request, *due)):
             self._guarded(self.lot.forget, [url])
             return False
+        if self.crawl is not None and counterpart is not None:  # for the other workers' bets
+            self._guarded(self.crawl.bet, url, counterpart)
         return True
 
     def betting_on(self, rule: str) -> bool:
@@ -211,8 +214,8 @@ class RequestBets:
         """Send ``bet``'s request to the engine again (past the dupefilter if it saw it);
         ``ahead`` of what is queued (``AHEAD`` more priority) when it is late."""
         seen = bool(bet.ticket.meta.get(SEEN))
-        if self.claim is not None:  # a crawl shared by workers: one fetch per crawl (issue 35)
-            if not self._guarded(self.claim, bet.url):
+        if self.crawl is not None:  # a crawl shared by workers: one fetch per crawl (issue 35)
+            if not self._guarded(self.crawl.claim_reissue, bet.url):
                 self.crawler.stats.inc_value(keys.URL_REISSUED_ELSEWHERE)
                 self._requeued(bet.url)  # at hand: another worker fetches it
                 return

@@ -11,6 +11,9 @@ per event under the crawl's id (``keyspace.CRAWL_MARKS``):
 * ``judged``: its content verdict arrived (the value says whether it was barren: a copy of a
   page this crawl did not keep); until then a fetch is no evidence for the URL rules;
 * ``kept``: its page is in the crawl's feed (judged new, or a re-visit);
+* ``bet``: skipped on a bet (its value: the counterpart), until re-issued: a bet on another
+  worker that relies on it is settled once that counterpart brought its page, as a chain
+  of bets on one worker is;
 * ``claimed``: on its way to the downloader (``claim_fetch``) or re-issued (``claim_reissue``),
   one atomic put-if-absent each: of the workers racing for a URL, one fetches it.
 
@@ -42,6 +45,8 @@ FETCHED = b"f"
 JUDGED = b"j"
 BARREN = b"b"  # a JUDGED value: a copy of a page this crawl did not keep
 KEPT = b"k"
+BET = b"p"
+MAX_CHAIN = 8  # bets relying on bets, followed across workers (as ``url/bets.py`` does)
 CLAIMED = b"r"
 BEFORE = b"n"  # no URL after it: the URLs the index held at the crawl's start
 _BY_FETCH = b"f"  # a claim's value: taken on the way to the downloader
@@ -96,11 +101,23 @@ class CrawlRecord:
         """Whether a worker of this crawl has the content verdict on ``url``'s page."""
         return self.store.get(self._key(JUDGED, url)) is not None
 
+    def bet(self, url: str, counterpart: str) -> None:
+        """A worker skipped ``url`` on a bet relying on ``counterpart``."""
+        self.store.write({self._key(BET, url): counterpart.encode("utf-8", "surrogatepass")})
+
     def brought(self, url: str) -> bool:
         """Whether a worker of this crawl fetched ``url`` and its page (or the page it
-        copies) is in this crawl's feed, as far as is known: what settles a bet on it."""
-        fetched, judged = self.store.get_many([self._key(FETCHED, url), self._key(JUDGED, url)])
-        return fetched is not None and judged != BARREN
+        copies) is in this crawl's feed, as far as is known, or skipped it on a bet whose
+        counterpart did: what settles a bet on it."""
+        for _ in range(MAX_CHAIN):
+            keys = [self._key(FETCHED, url), self._key(JUDGED, url), self._key(BET, url)]
+            fetched, judged, bet = self.store.get_many(keys)
+            if fetched is not None:
+                return judged != BARREN
+            if bet is None:
+                return False
+            url = bet.decode("utf-8", "surrogatepass")
+        return False
 
     def fetched_before(self, now: int) -> int:
         """URLs the index held when the crawl started: ``now`` for the first worker to ask
@@ -124,7 +141,10 @@ class CrawlRecord:
         this crawl fetched it, has it on its way to the downloader, or re-issued it."""
         if self.was_fetched(url):
             return False
-        return not self.store.put_absent({self._key(CLAIMED, url): _BY_REISSUE})
+        if self.store.put_absent({self._key(CLAIMED, url): _BY_REISSUE}):
+            return False
+        self.store.write({}, [self._key(BET, url)])  # its own fetch settles what relies on it
+        return True
 
     def _key(self, what: bytes, url: str) -> bytes:
         return self._prefix + what + url.encode("utf-8", "surrogatepass")

@@ -126,3 +126,24 @@ def _wait_all(started: list[subprocess.Popen[Any]], seconds: float, name: str) -
             f"the {name} workers did not close by themselves within {seconds:g} s "
             "(MAX_IDLE_TIME_BEFORE_CLOSE); killed"
         ) from None
+
+
+def contents_of(sites: dict[str, dict[str, Any]], served: dict[str, str]) -> dict[str, str]:
+    """Page URL (with its query) -> content id, for the demo's sites served at ``served``."""
+    return {
+        served[name].rstrip("/") + path: page.content
+        for name, pages in sites.items()
+        for path, page in pages.items()
+    }
+
+
+def kept_contents(items: list[dict[str, Any]], contents: dict[str, str]) -> set[str]:
+    """The content ids of the pages in a feed."""
+    kept = set()
+    for item in items:
+        url = str(item["url"])
+        found = contents.get(url) or contents.get(url.split("?", 1)[0])
+        if found is None:
+            raise AssertionError(f"{url} is in the feed but on no site")
+        kept.add(found)
+    return kept
