@@ -51,7 +51,7 @@ def main() -> None:
     pages = sum(len(p) for p in sites.values())
     print(f"scrapy-redis on the {args.site} site: {pages:,} pages on {len(sites)} hosts; "
           f"workers close after {IDLE_SECONDS} s idle\n")  # fmt: skip
-    print(f"{'round':>5} {'crawl':>16} {'fetches':>8} {'avoided':>8} {'feed':>6} "
+    print(f"{'round':>5} {'crawl':>17} {'fetches':>8} {'avoided':>8} {'feed':>6} "
           f"{'copies':>7} {'lost':>5} {'reissued':>9} {'refused':>8} {'seconds':>8}")  # fmt: skip
     with tempfile.TemporaryDirectory() as folder, serve_sites(sites) as served:
         server = RedisServer(Path(folder))
@@ -87,7 +87,7 @@ def _row(
     seconds = max(float(crawl.stats.get("elapsed_time_seconds", 0)) for crawl in run.workers)
     label = f"{'plugin' if plugin else 'plain'}, {workers} worker{'s' if workers > 1 else ''}"
     print(
-        f"{n + 1:>5} {label:>16} {fetches:>8,} {avoided:>8,} {len(items):>6,} "
+        f"{n + 1:>5} {label:>17} {fetches:>8,} {avoided:>8,} {len(items):>6,} "
         f"{len(items) - len(kept):>7,} {lost:>5} {run.totals('simdedup/url/reissued/'):>9,} "
         f"{run.total('simdedup/url/reissued_dropped'):>8,} {seconds:>8.1f}",
         flush=True,
