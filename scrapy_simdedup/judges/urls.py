@@ -9,11 +9,13 @@ crawl's feed.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import UrlNotCheckedError
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.marks import FetchedMarks
+from scrapy_simdedup.index.mirrorchoice import agreed_copy
 from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.url.features import url_simhash
 from scrapy_simdedup.url.learner import FETCH, SAMPLE_EVERY, Decision, Rule, UrlLearner
@@ -94,6 +96,8 @@ class UrlJudge:
             sample_every=sample_every,
             news=None if shared is None else RuleNews(shared),
         )
+        if shared is not None:  # workers choose a mirror pair's copy together (issue 35)
+            learner.choose = partial(agreed_copy, shared)
         judge = cls(urls, learner, mode=mode, seed=index.seed, sample_every=sample_every)
         judged.judge = judge
         return judge
