@@ -11,6 +11,7 @@ import pytest
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.crawls import CrawlRecord, join_crawl
 from scrapy_simdedup.index.heartbeats import Heartbeats
+from scrapy_simdedup.index.mirrorchoice import agreed_copy
 from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.judges.incrawl import in_crawl
 from scrapy_simdedup.judges.verdict import Verdict
@@ -115,3 +116,9 @@ def test_urls_fetched_before_are_counted_when_the_crawl_starts(store: RedisStore
     crawl = CrawlRecord(store, "c1")
     assert crawl.fetched_before(14) == 14
     assert CrawlRecord(store, "c1").fetched_before(30) == 14  # a later worker of the crawl
+
+
+def test_the_first_worker_to_choose_a_mirror_pairs_copy_decides_for_all(store: RedisStore) -> None:
+    assert agreed_copy(store, "m.test", "o.test", "m.test") == "m.test"
+    assert agreed_copy(store, "o.test", "m.test", "o.test") == "m.test"  # the other way round
+    assert agreed_copy(store, "x.test", "o.test", "o.test") == "o.test"  # another pair
