@@ -13,7 +13,7 @@ from scrapy_redis.spiders import RedisSpider
 from simdedup_demo.spiders.pages import PagesSpider
 
 
-class RedisPagesSpider(RedisSpider):  # type: ignore[misc]
+class RedisPagesSpider(RedisSpider):
     name = "redis_pages"
 
     def __init__(self, hosts: str = "", **kwargs: Any) -> None:
