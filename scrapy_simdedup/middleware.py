@@ -246,6 +246,7 @@ class UrlSimHashMiddleware:
         try:  # an error must not end the looping call: this worker would look dead
             self._guarded(self.heartbeats.beat)
             self.bets.watch(self.heartbeats.alive)
+            self._guarded(self.heartbeats.sweep)  # a killed worker leaves its crawl (issue 35)
         except Exception:
             logger.exception("simdedup: the heartbeat failed; it goes on")
 

@@ -22,8 +22,8 @@ worker's heartbeat is in the store joins that worker's crawl (``keyspace.CRAWL``
 that opens alone starts a new crawl. Reading the crawl and writing this worker's heartbeat
 is one compare-and-set, so two workers starting together end in one crawl. A new crawl
 deletes the marks of the one before. A worker killed with ``kill -9`` leaves its heartbeat
-until another worker buries it; a run started meanwhile continues that crawl (set
-``SIMDEDUP_CRAWL_ID`` to start a new one).
+until a running worker finds it dead and buries it (``Heartbeats.sweep``); a run started
+meanwhile continues that crawl (set ``SIMDEDUP_CRAWL_ID`` to start a new one).
 """
 
 from __future__ import annotations

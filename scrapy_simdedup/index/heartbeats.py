@@ -125,6 +125,15 @@ class Heartbeats:
             return self.timeout
         return max(self.timeout, theirs) if 0 < theirs < 1e6 else self.timeout
 
+    def sweep(self) -> list[str]:
+        """Bury every other worker found dead (not only those that parked requests): a
+        worker killed with ``kill -9`` must not keep later workers in its crawl for ever
+        (``crawls.py``). Called every few seconds; the buried workers."""
+        buried = [worker for worker in self.others() if not self.alive(worker)]
+        for worker in buried:
+            self.bury(worker)
+        return buried
+
     def bury(self, worker: str) -> None:
         """Remove a dead worker's count once what it parked is taken; only the count seen
         standing still: a worker that was stalled, not dead, and beats again stays."""
