@@ -17,10 +17,11 @@ from tests.support.redisworkers import Run, contents_of, kept_contents, run_work
 
 pytestmark = pytest.mark.timeout(1800)
 
-AVOIDED_SHARE = 0.8
-"""Two workers avoid at least this share of the fetches one worker avoids (measured: 0.89 to
-1.0). Not always all: until a rule is learned, two workers fetch copies twice as fast as
-one, and the order in which a loaded machine serves the site moves either figure by 10%."""
+AVOIDED_SHARE = 0.7
+"""Two workers avoid at least this share of the fetches one worker avoids (measured over ten
+runs: 0.82 to 1.03, median about 0.92). Not always all: until a rule is learned, two
+workers fetch copies twice as fast as one, and the order in which a loaded machine serves
+the site moves either figure by 10-20% from run to run."""
 
 
 def test_two_workers_keep_every_page_and_avoid_fetches_like_one(
