@@ -8,6 +8,7 @@ because a misspelt setting must never mean a crawl that silently keeps duplicate
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,8 @@ URL_MODES = ("adaptive", "strict", "off")
 HTML_MODES = ("auto", "html", "text")  # SIMDEDUP_CONTENT_HTML: are str fields HTML?
 HTML_CONTENTS = ("main", "page")  # SIMDEDUP_HTML_CONTENT: what of an HTML field is judged
 WEIGHTINGS = ("tf", "idf")
+DEFAULT_REDIS_URL = "redis://localhost:6379/0"
+_CRAWL_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 MAX_URL_DISTANCE = 6
 """Strict mode's bound: beyond 6 bits (about 90% similarity) URLs of different pages meet."""
 
@@ -96,11 +99,18 @@ class SimDedupConfig:
     """Cut and hash page text in a helper process when the machine has a second core and the
     crawl runs Scrapy's default asyncio reactor; ``False`` does everything in the crawl's
     process."""
-    redis_url: str = "redis://localhost:6379/0"
-    """The Redis (or Redis Cluster node) of ``SIMDEDUP_STORE = "redis"``: ``redis://``,
-    ``rediss://`` or ``unix://``, with password or ACL user."""
-    redis_prefix: str | None = None  # default: simdedup:<spider>
+    redis_url: str | None = None
+    """The Redis (or Redis Cluster node) to share the index on: ``redis://``, ``rediss://``
+    or ``unix://``, with password or ACL user. Given alone, it selects the Redis store;
+    given with another ``SIMDEDUP_STORE``, the crawl stops at start (each worker would keep
+    a private index). Without it, ``SIMDEDUP_STORE = "redis"`` uses
+    ``redis://localhost:6379/0``."""
+    redis_prefix: str | None = None
     """The prefix of every Redis key of the index. Default: ``simdedup:<spider>``."""
+    crawl_id: str | None = None
+    """Redis: the crawl its workers share. Default: a worker that opens while another of the
+    same index runs joins its crawl; one that opens alone starts a new crawl (and the last
+    crawl's records go)."""
     url_mode: str = "adaptive"
     """The URL middleware: ``"adaptive"`` (skips on rules learned from the pipeline's
     verdicts, every skip a bet), ``"strict"`` (skips URLs near a fetched one, for good) or
@@ -129,9 +139,16 @@ class SimDedupConfig:
         for name, attribute in known.items():
             if settings.get(name) is not None:
                 values[attribute] = _read(settings, name, getattr(cls, attribute))
+        if "redis_url" in values and "store" not in values:
+            values["store"] = "redis"  # a Redis URL is how a user says "share the index"
         config = cls(**values)
         config.validate()
         return config
+
+    @property
+    def redis_address(self) -> str:
+        """The Redis URL of the Redis store: SIMDEDUP_REDIS_URL, or Redis on localhost."""
+        return self.redis_url or DEFAULT_REDIS_URL
 
     def validate(self) -> None:
         _choice("SIMDEDUP_STORE", self.store, STORE_KINDS)
@@ -145,11 +162,7 @@ class SimDedupConfig:
         _range("SIMDEDUP_EXPECTED_PAGES", self.expected_pages, 1, 10**12)
         _range("SIMDEDUP_MEMORY_LIMIT", self.memory_limit, 1_000, 10**10)
         _choice("SIMDEDUP_URL_MODE", self.url_mode, URL_MODES)
-        if not self.redis_url.startswith(REDIS_SCHEMES):
-            raise SettingError(
-                f"SIMDEDUP_REDIS_URL must be a redis://, rediss:// or unix:// URL, "
-                f"got {redacted(self.redis_url)!r}"
-            )
+        _shared_index(self)
         if self.redis_prefix is not None and (
             not self.redis_prefix or "{" in self.redis_prefix or "}" in self.redis_prefix
         ):
@@ -173,6 +186,34 @@ class SimDedupConfig:
             raise SettingError(
                 f"SIMDEDUP_DIR must be a non-empty path without NUL bytes, got {self.dir!r}"
             )
+
+
+def _shared_index(config: SimDedupConfig) -> None:
+    """A Redis URL means one index shared by every worker: given with another store kind,
+    each worker would silently keep a private index instead (issue 35)."""
+    url = config.redis_url
+    if url is not None and not url.startswith(REDIS_SCHEMES):
+        raise SettingError(
+            f"SIMDEDUP_REDIS_URL must be a redis://, rediss:// or unix:// URL, "
+            f"got {redacted(url)!r}"
+        )
+    if url is not None and config.store != "redis":
+        raise SettingError(
+            f"SIMDEDUP_REDIS_URL is set but SIMDEDUP_STORE is {config.store!r}: each worker "
+            "would keep a private index. Remove SIMDEDUP_STORE (a Redis URL selects the "
+            "Redis store) or remove SIMDEDUP_REDIS_URL."
+        )
+    crawl = config.crawl_id
+    if crawl is not None and (not _CRAWL_ID.fullmatch(crawl)):
+        raise SettingError(
+            "SIMDEDUP_CRAWL_ID must be 1 to 64 letters, digits, '.', '_', ':' or '-'; "
+            f"got {crawl!r}"
+        )
+    if crawl is not None and config.store != "redis":
+        raise SettingError(
+            f"SIMDEDUP_CRAWL_ID names a crawl its workers share on Redis, but SIMDEDUP_STORE "
+            f"is {config.store!r}. Set SIMDEDUP_REDIS_URL, or remove SIMDEDUP_CRAWL_ID."
+        )
 
 
 def _log_template(template: str) -> None:

@@ -39,6 +39,13 @@ URL_DEEPER_COUNTERPART = "simdedup/url/deeper_counterpart"  # fetched: DEPTH_LIM
 URL_CLOSING = "simdedup/url/closing"  # 1 once the crawl's budget left only its reserve
 URL_REVISITS_REQUESTED = "simdedup/url/revisits_requested"  # a page an earlier crawl kept
 URL_REQUESTED_ON_MIRROR = "simdedup/url/requested_on_mirror"  # a failed link, on the mirror
+URL_REISSUED_ELSEWHERE = "simdedup/url/reissued_elsewhere"
+"""Re-issues not sent: a worker of the same crawl fetched the URL, has it on its way to the
+downloader, or re-issued it (a shared store: one fetch per crawl)."""
+URL_FETCHED_BY_REISSUE = "simdedup/url/fetched_by_reissue"
+"""Requests not sent to the downloader: another worker's re-issue of the URL fetches it."""
+URL_REISSUED_DROPPED = "simdedup/url/reissued_dropped"
+"""Re-issued requests the scheduler refused (its dupefilter): 0, or a re-issue was lost."""
 URL_FINAL = "simdedup/url/final"  # bets still standing when the crawl finished
 URL_STRICT_SAMPLED_COPIES = "simdedup/url/strict/sampled_copies"  # strict samples: copies
 URL_STRICT_SAMPLED_NEW = "simdedup/url/strict/sampled_new"  # strict samples: distinct pages

@@ -79,3 +79,33 @@ def test_values_are_read_with_their_types() -> None:
 def test_wrong_values_are_named(settings: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(".", r"\.")):
         SimDedupConfig.from_settings(Settings(settings))
+
+
+def test_a_redis_url_selects_the_redis_store() -> None:
+    config = SimDedupConfig.from_settings(Settings({"SIMDEDUP_REDIS_URL": "redis://h:6379/2"}))
+    assert config.store == "redis"
+    assert config.redis_address == "redis://h:6379/2"
+    assert SimDedupConfig.from_settings(Settings({"SIMDEDUP_STORE": "redis"})).redis_address == (
+        "redis://localhost:6379/0"
+    )
+
+
+@pytest.mark.parametrize("store", ["leveldb", "memory"])
+def test_a_redis_url_with_another_store_is_refused(store: str) -> None:
+    settings = Settings({"SIMDEDUP_REDIS_URL": "redis://h:6379/2", "SIMDEDUP_STORE": store})
+    with pytest.raises(ValueError, match=f"SIMDEDUP_STORE is '{store}': each worker would keep"):
+        SimDedupConfig.from_settings(settings)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"SIMDEDUP_CRAWL_ID": "nightly 7"}, "SIMDEDUP_CRAWL_ID must be 1 to 64 letters"),
+        ({"SIMDEDUP_CRAWL_ID": "nightly-7"}, "SIMDEDUP_CRAWL_ID names a crawl its workers share"),
+    ],
+)
+def test_a_crawl_id_is_checked(settings: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SimDedupConfig.from_settings(Settings(settings))
+    redis = {**settings, "SIMDEDUP_REDIS_URL": "redis://h/0", "SIMDEDUP_CRAWL_ID": "nightly-7"}
+    assert SimDedupConfig.from_settings(Settings(redis)).crawl_id == "nightly-7"

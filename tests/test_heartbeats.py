@@ -207,3 +207,15 @@ def test_a_request_the_running_worker_cannot_rebuild_is_left_for_one_that_can(
     assert adopted.dead == ["gone"] and adopted.reissued == 0 and engine.crawled == []
     assert bets.lot.malformed == 1
     assert store.get(keyspace.PARKED + b"http://m.example/x") == json.dumps(record).encode()
+
+
+def test_a_worker_killed_without_parked_requests_is_buried_too(store: RedisStore) -> None:
+    clock = Clock()
+    mine = Heartbeats(store, TIMEOUT, worker="mine", clock=clock)
+    killed = Heartbeats(store, TIMEOUT, worker="killed", clock=Clock())
+    mine.beat()
+    killed.beat()
+    assert mine.sweep() == []  # first seen: alive for a timeout
+    clock.now += TIMEOUT
+    assert mine.sweep() == ["killed"]
+    assert mine.others() == []

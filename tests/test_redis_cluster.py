@@ -7,6 +7,7 @@ import random
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -17,6 +18,7 @@ from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.atomic import AtomicStore, GuardedWrite
 from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.index.stores.redis_sharded import ShardedRedisStore
+from tests import test_crawls as crawls
 from tests import test_redis as single
 from tests.crawl import test_shared_rules as shared_rules
 from tests.support import processes
@@ -192,3 +194,17 @@ def test_a_master_killed_mid_crawl_closes_the_spider(
     assert result.stats.get("finish_reason") == "simdedup_store_error", log[-3000:]
     assert log.count("simdedup: the index failed") == 1
     assert "Traceback" not in log
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        crawls.test_a_worker_alone_starts_a_crawl_and_the_next_ones_join_it,
+        crawls.test_a_worker_after_every_worker_left_starts_a_new_crawl_without_the_old_marks,
+        crawls.test_what_one_worker_fetched_settles_another_workers_bets,
+        crawls.test_a_bet_relying_on_a_bet_settles_on_the_last_counterpart,
+        crawls.test_a_reissued_url_is_fetched_once_per_crawl,
+    ],
+)
+def test_a_crawls_record_holds_on_the_cluster(store: AtomicStore, check: Any) -> None:
+    check(store)

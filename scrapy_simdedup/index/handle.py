@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.fingerprint.tokens import Tokenizer
     from scrapy_simdedup.index.params import IndexParams
     from scrapy_simdedup.index.progress import Report
+    from scrapy_simdedup.index.stores.base import Store
 
 DEFAULT_EXPECTED_SIZE = 10_000_000
 
@@ -64,6 +65,11 @@ class SimHashIndex:
     @property
     def seed(self) -> int:
         return self.params.seed
+
+    @property
+    def store(self) -> Store:
+        """The store the index is on (its own records beside the other kinds of keyspace.py)."""
+        return self._open().store
 
     @property
     def design(self) -> TableDesign:

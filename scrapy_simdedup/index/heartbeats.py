@@ -60,6 +60,18 @@ class Heartbeats:
         self._beats += 1
         self.store.write({_key(self.worker): _BEAT.pack(self._beats, self.timeout)})
 
+    def first_beat(self) -> tuple[bytes, bytes]:
+        """This worker's first heartbeat as a key and value, for a caller that writes it
+        together with other keys in one atomic step (joining a crawl: ``crawls.py``)."""
+        self._beats += 1
+        return _key(self.worker), _BEAT.pack(self._beats, self.timeout)
+
+    def others(self) -> list[str]:
+        """The other workers whose heartbeat is in the store (alive, or killed unseen)."""
+        found = self.store.scan(keyspace.WORKERS, keyspace.end(keyspace.WORKERS))
+        names = (key[len(keyspace.WORKERS) :].decode("ascii", "replace") for key, _ in found)
+        return [name for name in names if name != self.worker]
+
     def leave(self) -> None:
         """This worker is closing: what it leaves parked is for the others to take."""
         self.store.write({}, [_key(self.worker)])
@@ -112,6 +124,15 @@ class Heartbeats:
         except struct.error:
             return self.timeout
         return max(self.timeout, theirs) if 0 < theirs < 1e6 else self.timeout
+
+    def sweep(self) -> list[str]:
+        """Bury every other worker found dead (not only those that parked requests): a
+        worker killed with ``kill -9`` must not keep later workers in its crawl for ever
+        (``crawls.py``). Called every few seconds; the buried workers."""
+        buried = [worker for worker in self.others() if not self.alive(worker)]
+        for worker in buried:
+            self.bury(worker)
+        return buried
 
     def bury(self, worker: str) -> None:
         """Remove a dead worker's count once what it parked is taken; only the count seen

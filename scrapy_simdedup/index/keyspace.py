@@ -49,6 +49,14 @@ PARKED = b"P"
 WORKERS = b"W"
 """A running worker's heartbeat on a shared store: ``WORKERS + worker id`` -> a count it
 raises every few seconds (``Heartbeats``)."""
+MIRROR_CHOICE = b"M"
+"""Which host of a mirror pair is the copy, chosen once for every worker:
+``MIRROR_CHOICE + host + 0x00 + host`` (sorted) -> the copy (``mirrorchoice.py``)."""
+CRAWL = RECORD + b"crawl"
+"""The crawl the workers running on a shared store belong to now: its id (``CrawlRecord``)."""
+CRAWL_MARKS = b"c"
+"""What happened in one crawl on a shared store: ``CRAWL_MARKS + crawl id + 0x00 + what
+(one byte) + URL`` (``CrawlRecord``)."""
 URL_INDEX = b"u"
 """The namespace of the URL middleware's permuted index of fetched URLs."""
 
@@ -56,7 +64,7 @@ COMPANIONS = (URL_INDEX,)
 """The namespaces a store may hold companion indexes under."""
 RESERVED = (
     TABLE, DOCUMENT, SENTENCE, EXACT, MARK, PENDING, RECORD,
-    BLOCKS, RULES, RULE_NEWS, PARKED, WORKERS,
+    BLOCKS, RULES, RULE_NEWS, PARKED, WORKERS, CRAWL_MARKS, MIRROR_CHOICE,
 )  # fmt: skip
 """The first bytes taken by the content index and the top-level kinds."""
 

@@ -40,7 +40,7 @@ from scrapy_simdedup.scrapy_layer.verdictlog import CrawlVerdictLog
 from scrapy_simdedup.url.actions import FollowFailed, Reissue, Revisit, Seen, Skip
 from scrapy_simdedup.url.core import UrlCore
 from scrapy_simdedup.url.deadlines import Budget
-from scrapy_simdedup.url.judge import UrlJudge
+from scrapy_simdedup.url.judge import UrlJudge, fetched_before
 from scrapy_simdedup.url.parts import canonical_url
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class UrlSimHashMiddleware:
         assert self.judge is not None and self.crawler.spider is not None
         store = self.judge.urls.store
         if isinstance(store, AtomicStore):  # shared: requests a dead worker parked are taken
-            self.heartbeats = Heartbeats(store, self.config.worker_timeout)
+            self.heartbeats = self.state.heartbeats or Heartbeats(store, self.config.worker_timeout)
             self._guarded(self.heartbeats.beat)
         owner = self.heartbeats.worker if self.heartbeats else ""
         lot = ParkingLot(store, self.crawler.spider, owner=owner)
@@ -202,6 +202,7 @@ class UrlSimHashMiddleware:
             revisits=self.revisits,
         )
         core.resumed = _resumed_job(self.crawler) and self.state.location().kind != "redis"
+        crawl = core.crawl = self.judge.crawl = self.state.crawl  # workers sharing a crawl
         if self.heartbeats is not None:
             self.adoption = Adoption(lot, self._send_adopted, self._store_failed)
         if self.config.url_mode == "adaptive" and self.config.drop:
@@ -217,7 +218,8 @@ class UrlSimHashMiddleware:
         logger.info(
             "simdedup: URL mode %s, %d URLs fetched before, %d stored rules on probation, "
             "%d parked requests of an interrupted crawl",
-            self.config.url_mode, len(self.judge), len(self.judge.learner.rules()), left,
+            self.config.url_mode, fetched_before(self.judge, crawl),
+            len(self.judge.learner.rules()), left,
         )  # fmt: skip
         if self.config.url_mode == "strict":
             logger.warning(
@@ -252,10 +254,13 @@ class UrlSimHashMiddleware:
             self._stats.inc_value(keys.url_unchecked("store_unavailable"))
             return
         self._carry_out(core.tick())
-        answer = core.downloading(self._seen(request, scheduling=False))
+        seen = self._seen(request, scheduling=False)
+        answer = core.downloading(seen)
         if isinstance(answer, Skip):
             self._skipped(request, answer)
         self._fetching(request, answer)
+        if not seen.exempt and not core.claim_fetch(request.url):
+            raise PredictedDuplicate("simdedup: fetched by a re-issue of the same URL")
 
     def process_response(self, request: Request, response: Response) -> Response:
         if self.core is not None:
@@ -290,6 +295,8 @@ class UrlSimHashMiddleware:
 
     def request_dropped(self, request: Request) -> None:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
+        if request.meta.get(REISSUED):  # never expected: re-issues pass dupefilters
+            self._stats.inc_value(keys.URL_REISSUED_DROPPED)
         if self.core is None:
             return
         entering = self._entering.pop(id(request), None)
@@ -381,8 +388,9 @@ class UrlSimHashMiddleware:
         self.crawler.engine.crawl(request)
 
     def _send_adopted(self, request: Request) -> None:
-        if self.core is not None:
-            self._send(self.core.adopted(request.url, request))
+        reissue = None if self.core is None else self.core.adopted(request.url, request)
+        if reissue is not None:
+            self._send(reissue)
 
     def _request_revisit(self, copy: Request, original: str) -> None:
         """``copy`` copied ``original``, a page an earlier crawl kept and this one has not
@@ -450,6 +458,7 @@ class UrlSimHashMiddleware:
             if heartbeats is not None and self.adoption is not None:
                 self._guarded(heartbeats.beat)
                 self.adoption.watch(core.bets, heartbeats.alive)
+                self._guarded(heartbeats.sweep)  # a killed worker leaves its crawl
         except Exception:
             logger.exception("simdedup: the heartbeat failed; it goes on")
 

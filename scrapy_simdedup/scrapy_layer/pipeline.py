@@ -17,6 +17,7 @@ from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper, HelperS
 from scrapy_simdedup.fingerprint.helper.policy import helper_wanted
 from scrapy_simdedup.itemtext import MISSING_CONTENT_FIELDS, item_text
 from scrapy_simdedup.judges.content import TEXT_KEY, ContentJudge
+from scrapy_simdedup.judges.incrawl import in_crawl
 from scrapy_simdedup.scrapy_layer.enabled import half_enabled_warning
 from scrapy_simdedup.scrapy_layer.signals import content_released, content_verdict
 from scrapy_simdedup.scrapy_layer.startup import config_for
@@ -217,6 +218,12 @@ class ContentSeenPipeline:
         return self._verdict(adapter, verdict)
 
     def _verdict(self, adapter: ItemAdapter, verdict: Verdict) -> Any:
+        if self.state.crawl is not None:  # other workers of this crawl: judges/incrawl.py
+            try:
+                verdict = in_crawl(verdict, self.state.crawl)
+            except StoreError as exc:
+                self._store_failed(exc)
+                return adapter.item
         self._count(verdict)
         key, original = verdict.key, verdict.original
         if not key.startswith(TEXT_KEY):

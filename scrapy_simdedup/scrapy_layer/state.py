@@ -18,10 +18,14 @@ from scrapy.utils.project import data_path
 from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError, StoreLockedError
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
+from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.crawls import CrawlRecord, join_crawl
 from scrapy_simdedup.index.handle import SimHashIndex
+from scrapy_simdedup.index.heartbeats import Heartbeats
 from scrapy_simdedup.index.location import StoreLocation
 from scrapy_simdedup.index.maintenance import reset_index
 from scrapy_simdedup.index.opening import open_index
+from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.scrapy_layer.startup import config_for
 from scrapy_simdedup.stats import STORE_ERROR_REASON
 
@@ -47,6 +51,9 @@ class DedupState:
         self.failed = False
         self._users = 0
         self._folder: str | None = None  # the LevelDB folder claimed in _folders_in_use
+        # On a store several workers share: this worker's heartbeat, and the crawl it joined.
+        self.heartbeats: Heartbeats | None = None
+        self.crawl: CrawlRecord | None = None
 
     @classmethod
     def for_crawler(cls, crawler: Crawler) -> DedupState:
@@ -100,7 +107,40 @@ class DedupState:
             "simdedup: content index at %s (%s, %s), %d pages already stored",
             location, location.kind, index.design.describe(), len(index),
         )  # fmt: skip
+        if isinstance(index.store, AtomicStore):
+            try:
+                self._join(index.store)
+            except BaseException:
+                index.close()
+                self._unclaim_folder()
+                raise
         return index
+
+    def _join(self, store: AtomicStore) -> None:
+        """Join the crawl of the workers running on the shared store, or start one."""
+        self.heartbeats = Heartbeats(store, self.config.worker_timeout)
+        joined = join_crawl(store, self.heartbeats, self.config.crawl_id)
+        self.crawl = joined.record
+        if joined.started:
+            logger.info(
+                "simdedup: crawl %s started by this worker (%s); later workers on the same "
+                "index join it while one of its workers runs",
+                joined.record.crawl_id,
+                "SIMDEDUP_CRAWL_ID" if self.config.crawl_id else "no other worker was running",
+            )
+        else:
+            logger.info(
+                "simdedup: joined crawl %s, with %d other workers running",
+                joined.record.crawl_id, joined.workers,
+            )  # fmt: skip
+        parked = leftover_parked(store, joined.started)
+        if parked:
+            logger.info(
+                "simdedup: %d requests an earlier run parked (skipped on a bet it did not "
+                "settle, e.g. stopped by Ctrl-C) are in the index; they are re-issued when "
+                "this worker first goes idle",
+                parked,
+            )
 
     def _claim_folder(self, folder: str) -> None:
         holder = self._folders_in_use.setdefault(folder, self)
@@ -136,6 +176,12 @@ class DedupState:
 
     def release(self) -> None:
         self._users -= 1
+        if self._users == 0 and self.heartbeats is not None:
+            try:  # what it left parked is for the others to take; a new crawl once none runs
+                self.heartbeats.leave()
+            except StoreError as exc:
+                logger.warning("simdedup: could not leave the crawl: %s", exc)
+            self.heartbeats = None
         if self._users == 0 and self.index is not None:
             self.index.close()
             self.index = None
@@ -151,6 +197,14 @@ class DedupState:
         return self.config.reset or str(argument).strip().lower() in _TRUE
 
 
+def leftover_parked(store: AtomicStore, started: bool) -> int:
+    """Requests parked in the index by workers of an earlier run (counted when this worker
+    started the crawl: a running crawl's workers park requests all the time)."""
+    if not started:
+        return 0
+    return sum(1 for _ in store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED)))
+
+
 def index_location(
     config: SimDedupConfig, spider_name: str, jobdir: str | None = None
 ) -> StoreLocation:
@@ -160,7 +214,7 @@ def index_location(
     if config.store == "memory":
         return StoreLocation("memory")
     if config.store == "redis":
-        return StoreLocation.redis(config.redis_url, redis_prefix(config, spider_name))
+        return StoreLocation.redis(config.redis_address, redis_prefix(config, spider_name))
     if config.dir:
         return StoreLocation.folder(Path(config.dir).expanduser() / spider_name)
     if jobdir:

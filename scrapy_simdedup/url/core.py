@@ -30,6 +30,7 @@ from scrapy_simdedup.url.parts import UrlParts, canonical_url, url_parts
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from scrapy_simdedup.index.crawls import CrawlRecord
     from scrapy_simdedup.url.actions import Action, Seen
     from scrapy_simdedup.url.judge import UrlJudge
     from scrapy_simdedup.url.learner import Decision
@@ -117,6 +118,9 @@ class UrlCore(Generic[T]):
         self._rules_counted_at = -COUNT_RULES_EVERY
         # Re-issues that arose while a request was scheduled: carried out at the next tick.
         self._later: list[Action[T]] = []
+        # A crawl several workers share (Redis): bets and re-issues are recorded there, so a
+        # bet settles on any worker's fetch and a re-issued URL is fetched once per crawl.
+        self.crawl: CrawlRecord | None = None
         self.resumed = False  # a job's later run (JOBDIR), on a store of its own
         self.follows_failed = False  # failed links are followed on mirrors (adaptive, dropping)
 
@@ -341,16 +345,16 @@ class UrlCore(Generic[T]):
 
     # -- what the crawl's other parts ask ------------------------------------------------
 
-    def adopted(self, url: str, ticket: T) -> Reissue[T]:
-        """A dead worker's parked request, claimed by this one: re-issued here (its record
-        is removed by whoever claimed it, once the request is sent)."""
-        try:
-            canonical = canonical_url(url)
-        except UrlNotCheckedError:
-            canonical = url
+    def adopted(self, url: str, ticket: T) -> Reissue[T] | None:
+        """A dead worker's parked request, claimed by this one: re-issued here, unless
+        another worker of the crawl fetches it (its record is removed by whoever claimed
+        it, once the request is sent)."""
+        bet = Bet(_canonical(url) or url, "", None, ticket)
+        if not self._claimed(bet):
+            return None
         self.tally.inc_value(keys.url_reissued("abandoned"))
-        self.judge.enqueue(canonical)  # requests relying on it may be skipped again
-        return Reissue(Bet(canonical, "", None, ticket), "abandoned")
+        self.judge.enqueue(bet.url)  # requests relying on it may be skipped again
+        return Reissue(bet, "abandoned")
 
     def betting_on(self, rule: str) -> bool:
         """Whether requests the rule ``rule`` skipped are held now."""
@@ -470,6 +474,8 @@ class UrlCore(Generic[T]):
             if not self.bets.park(bet):
                 self._guarded(self.parking.forget, [parts.url])
                 return None
+            if self.crawl is not None and decision.counterpart is not None:
+                self._guarded(self.crawl.bet, parts.url, decision.counterpart)
             self.tally.inc_value(keys.URL_PARKED)
         self.tally.inc_value(keys.url_skipped(decision.reason))
         self.tally.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
@@ -497,6 +503,8 @@ class UrlCore(Generic[T]):
         self._guarded(self.parking.forget, [bet.url for bet in bets])
         actions: list[Action[T]] = []
         for bet in bets:
+            if not self._claimed(bet):
+                continue
             rule = self.judge.learner.rule(bet.rule) if bet.rule else None
             self.tally.inc_value(keys.url_reissued(why))
             if why == "unsettled" and bet.rule:  # its verdict tells whether the rule held
@@ -506,6 +514,32 @@ class UrlCore(Generic[T]):
             self.judge.enqueue(bet.url)  # requests relying on it may be skipped again
             actions.append(Reissue(bet, why, ahead=ahead, rule=rule))
         return actions
+
+    def _claimed(self, bet: Bet[T]) -> bool:
+        """On a crawl several workers share, whether this worker re-issues ``bet``: the
+        first to claim its URL does, past any dupefilter (scrapy-redis's has seen every
+        worker's requests), and a URL fetched or re-issued by another worker is not sent
+        again (``simdedup/url/reissued_elsewhere``)."""
+        if self.crawl is None:
+            return True
+        if not self._guarded(self.crawl.claim_reissue, bet.url):
+            self.tally.inc_value(keys.URL_REISSUED_ELSEWHERE)
+            self.judge.enqueue(bet.url)  # at hand: another worker brings it
+            return False
+        bet.past_filter = True
+        return True
+
+    def claim_fetch(self, url: str) -> bool:
+        """On a crawl several workers share, whether this request may go to the downloader:
+        not when a re-issue of the same URL in this crawl fetches it
+        (``simdedup/url/fetched_by_reissue``)."""
+        if self.crawl is None or self._failed():
+            return True
+        canonical = _canonical(url)
+        if canonical is None or self._guarded(self.crawl.claim_fetch, canonical) is not False:
+            return True
+        self.tally.inc_value(keys.URL_FETCHED_BY_REISSUE)
+        return False
 
     def _take_leftover(self, url: str) -> None:
         """A link came to a request an interrupted crawl parked: the request is judged

@@ -9,11 +9,13 @@ crawl's feed.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import UrlNotCheckedError
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.marks import FetchedMarks
+from scrapy_simdedup.index.mirrorchoice import agreed_copy
 from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.url.features import url_simhash
 from scrapy_simdedup.url.learner import FETCH, SAMPLE_EVERY, Decision, Rule, UrlLearner
@@ -23,6 +25,7 @@ from scrapy_simdedup.url.parts import UrlParts, url_parts
 if TYPE_CHECKING:
     from collections.abc import Callable, Container
 
+    from scrapy_simdedup.index.crawls import CrawlRecord
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.index.permuted import PermutedIndex
 
@@ -64,6 +67,7 @@ class UrlJudge:
         self.lost_now: set[str] = set()  # failed, dropped or released: never to bring a page
         self.hosts_now: set[str] = set()  # hosts with a page fetched (2xx) in this crawl
         self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
+        self.crawl: CrawlRecord | None = None  # a shared store: all workers' fetches (issue 35)
         self._strict_candidates = 0
         self._covered = _Covered(self, covers_fetched_before)
         self._awaited = _Awaited(self)
@@ -92,6 +96,8 @@ class UrlJudge:
             sample_every=sample_every,
             news=None if shared is None else RuleNews(shared),
         )
+        if shared is not None:  # workers choose a mirror pair's copy together (issue 35)
+            learner.choose = partial(agreed_copy, shared)
         judge = cls(urls, learner, mode=mode, seed=index.seed, sample_every=sample_every)
         judged.judge = judge
         return judge
@@ -168,6 +174,8 @@ class UrlJudge:
         """``url`` is queued: requests whose counterpart it is may be skipped."""
         if len(self.queued) < MAX_REMEMBERED:
             self.queued.add(url)
+        if self.crawl is not None:
+            self.crawl.queued(url)
         self.learner.sizes.add(url)
 
     def dequeue(self, url: str) -> None:
@@ -204,6 +212,8 @@ class UrlJudge:
         if len(self.fetched_now) < MAX_REMEMBERED:
             self.fetched_now.add(parts.url)
         self.learner.sizes.add(parts.url)
+        if self.crawl is not None:
+            self.crawl.fetched(parts.url)
         if self.urls.document(parts.url) is not None:
             return
         if self.mode == "adaptive":
@@ -249,14 +259,19 @@ class UrlJudge:
     def brought(self, url: str) -> bool:
         """Whether ``url`` was fetched in this crawl and its page (or the page it copies)
         is in this crawl's feed, as far as is known."""
-        return url in self.fetched_now and url not in self.barren
+        if url in self.fetched_now:
+            return url not in self.barren
+        return self.crawl is not None and self.crawl.brought(url)
 
     def kept(self, url: str) -> bool:
         """Whether ``url``'s page is in this crawl's feed (judged new, or a re-visit)."""
         try:
-            return url_parts(url).url in self.kept_now
+            canonical = url_parts(url).url
         except UrlNotCheckedError:
             return False
+        if canonical in self.kept_now:
+            return True
+        return self.crawl is not None and self.crawl.was_kept(canonical)
 
     def refresh(self) -> list[Rule]:
         """Exchange rules with the other workers on a shared store, every few seconds;
@@ -292,6 +307,8 @@ class _Covered:
             return False
         if url in judge.queued or judge.brought(url) or url in judge.held:
             return True
+        if judge.crawl is not None and judge.crawl.was_queued(url):  # by another worker
+            return True
         return self.fetched_before and judge.was_fetched(url)
 
 
@@ -323,7 +340,15 @@ class _Judged:
         assert judge is not None, "set as soon as the judge is made"
         if url in judge.fetched_now:
             return url in judge.judged_now
+        if judge.crawl is not None and judge.crawl.was_fetched(url):  # by another worker
+            return judge.crawl.was_judged(url)
         return judge.was_fetched(url)
+
+
+def fetched_before(judge: UrlJudge, crawl: CrawlRecord | None) -> int:
+    """URLs fetched by earlier crawls: the index's, or on a crawl several workers share,
+    what it held when the crawl started (not the other workers' fetches of this crawl)."""
+    return len(judge) if crawl is None else crawl.fetched_before(len(judge))
 
 
 def _host_of(url: str) -> str:

@@ -267,6 +267,8 @@ class UrlLearner:
         # a mirror's two hosts -> the sections where this crawl has evidence of the pair
         self._sections_here: dict[tuple[str, str], set[str]] = {}
         self._saved_at = 0.0
+        # Workers sharing a store: (host, other, proposed copy) -> the copy they agreed on.
+        self.choose: Callable[[str, str, str], str] | None = None
         if store is not None:
             for _, raw in store.scan(keyspace.RULES, keyspace.end(keyspace.RULES)):
                 try:
@@ -496,6 +498,8 @@ class UrlLearner:
             return False
         if reverse is not None and reverse.chosen:
             return True
+        if self.choose is not None:  # several workers: one choice for all (issue 35)
+            return self._agreed(rule, reverse)
         settled = self._settled_side(rule)
         if settled is False:
             if reverse is None:
@@ -516,6 +520,27 @@ class UrlLearner:
             self._save(rule)
             self._changed()  # the reverse's host is outvoted from now on
         return not chosen
+
+    def _agreed(self, rule: Rule, reverse: Rule | None) -> bool:
+        """``_outvoted``, the choice this worker would make proposed to the others first."""
+        assert self.choose is not None
+        settled = self._settled_side(rule)
+        if settled is not None:
+            mine = settled
+        elif reverse is None or reverse.duplicates == rule.duplicates:
+            mine = reverse is None or self._rank[reverse.identity] > self._rank[rule.identity]
+        else:
+            mine = reverse.duplicates < rule.duplicates
+        copy = self.choose(rule.host, rule.other, rule.host if mine else rule.other)
+        if copy == rule.host:
+            winner: Rule | None = rule
+        else:
+            winner = reverse or self._find_or_add(Rule("mirror", rule.other, other=rule.host))
+        if winner is not None and not winner.chosen:
+            winner.chosen = True
+            self._save(winner)
+            self._changed()
+        return copy != rule.host
 
     def _settled_side(self, rule: Rule) -> bool | None:
         """Whether ``rule.host`` is the copy of ``rule.other`` by the roles they already

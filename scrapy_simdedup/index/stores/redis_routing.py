@@ -9,8 +9,8 @@ key goes where the reads that need it look:
   bucket a look-up reads (a prefix of at least 7 bits, ``tables.py``) lies in one shard;
 * a page's record and its pending state (``keyspace.PENDING``), by the page's name, side by
   side, so one script can settle one against the other;
-* a sentence's owners, by the sentence; an exact-text owner and a fetched-URL mark, by the
-  whole key;
+* a sentence's owners, by the sentence; an exact-text owner, a fetched-URL mark and a
+  crawl's mark of a URL, by the whole key;
 * everything else (counts, rules, parked requests, heartbeats, template counts), in
   ``META``, so a range over one of those kinds is read in one place.
 
@@ -32,7 +32,7 @@ SHARDS = 64
 META = SHARDS
 """The shard number of the small records."""
 _BY_NAME = (keyspace.DOCUMENT, keyspace.PENDING)
-_BY_KEY = (keyspace.SENTENCE, keyspace.EXACT, keyspace.MARK)
+_BY_KEY = (keyspace.SENTENCE, keyspace.EXACT, keyspace.MARK, keyspace.CRAWL_MARKS)
 
 
 def split(key: bytes) -> tuple[bytes, bytes]:

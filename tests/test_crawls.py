@@ -1,0 +1,124 @@
+"""One crawl's record on a real Redis, shared by its workers (issue 35): who joins which
+crawl, what settles a bet across workers, and one fetch per re-issued URL."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.crawls import CrawlRecord, join_crawl
+from scrapy_simdedup.index.heartbeats import Heartbeats
+from scrapy_simdedup.index.mirrorchoice import agreed_copy
+from scrapy_simdedup.index.stores.redis import RedisStore
+from scrapy_simdedup.judges.incrawl import in_crawl
+from scrapy_simdedup.judges.verdict import Verdict
+from scrapy_simdedup.scrapy_layer.state import leftover_parked
+
+A, B, C = "http://a.test/1", "http://a.test/2", "http://b.test/1"
+
+
+@pytest.fixture
+def store(redis_url: str) -> Iterator[RedisStore]:
+    opened = RedisStore(redis_url, "crawls")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def worker(store: RedisStore, name: str) -> Heartbeats:
+    return Heartbeats(store, 10.0, worker=name)
+
+
+def test_a_worker_alone_starts_a_crawl_and_the_next_ones_join_it(store: RedisStore) -> None:
+    first = join_crawl(store, worker(store, "w1"))
+    second = join_crawl(store, worker(store, "w2"))
+    assert first.started and not second.started
+    assert second.record.crawl_id == first.record.crawl_id
+    assert second.workers == 1
+
+
+def test_a_worker_after_every_worker_left_starts_a_new_crawl_without_the_old_marks(
+    store: RedisStore,
+) -> None:
+    beats = worker(store, "w1")
+    old = join_crawl(store, beats).record
+    old.fetched(A)
+    beats.leave()
+    new = join_crawl(store, worker(store, "w2"))
+    assert new.started and new.record.crawl_id != old.crawl_id
+    assert not new.record.was_fetched(A)
+    assert not old.was_fetched(A)  # the ended crawl's marks are gone
+
+
+def test_a_crawl_id_given_is_the_crawl_whoever_runs(store: RedisStore) -> None:
+    join_crawl(store, worker(store, "w1"))
+    named = join_crawl(store, worker(store, "w2"), "nightly-7")
+    assert named.record.crawl_id == "nightly-7"
+
+
+def test_what_one_worker_fetched_settles_another_workers_bets(store: RedisStore) -> None:
+    crawl = join_crawl(store, worker(store, "w1")).record
+    other = join_crawl(store, worker(store, "w2")).record
+    crawl.fetched(A)
+    assert other.brought(A) and not other.was_judged(A)  # as on one worker: fetched, 2xx
+    in_crawl(Verdict(A), crawl)
+    assert other.brought(A) and other.was_kept(A) and other.was_judged(A)
+    crawl.fetched(B)
+    in_crawl(Verdict(B, original="http://elsewhere.test/x"), crawl)  # a copy of no kept page
+    assert not other.brought(B)  # barren: its page is not in this crawl's feed
+
+
+def test_a_bet_relying_on_a_bet_settles_on_the_last_counterpart(store: RedisStore) -> None:
+    crawl = join_crawl(store, worker(store, "w1")).record
+    crawl.bet(C, B)
+    crawl.bet(B, A)
+    assert not crawl.brought(C)
+    crawl.fetched(A)
+    in_crawl(Verdict(A), crawl)
+    assert crawl.brought(C)
+    assert crawl.claim_reissue(B)  # re-issued: its own fetch decides now
+    assert not crawl.brought(C)
+
+
+def test_a_reissued_url_is_fetched_once_per_crawl(store: RedisStore) -> None:
+    crawl = join_crawl(store, worker(store, "w1")).record
+    other = join_crawl(store, worker(store, "w2")).record
+    assert crawl.claim_reissue(A)
+    assert not other.claim_reissue(A)  # a second re-issue, on any worker
+    assert not other.claim_fetch(A)  # the same URL from the queue: the re-issue fetches it
+    assert other.claim_fetch(B) and crawl.claim_fetch(B)  # two ordinary ones: the dupefilter's
+    assert not crawl.claim_reissue(B)  # on its way to the downloader already
+    crawl.fetched(C)
+    assert not other.claim_reissue(C)  # fetched in this crawl
+
+
+def test_a_page_another_worker_kept_is_a_repeated_key_not_a_revisit(store: RedisStore) -> None:
+    crawl = join_crawl(store, worker(store, "w1")).record
+    other = join_crawl(store, worker(store, "w2")).record
+    assert in_crawl(Verdict(A), crawl) == Verdict(A)
+    again = in_crawl(Verdict(A, original=A, revisit=True), other)
+    assert again.repeated_key and again.copy
+    text = Verdict("text:00ff", original="text:00ff", revisit=True)
+    assert in_crawl(text, other) is text  # no URL: nothing to share
+
+
+def test_the_first_worker_learns_of_requests_an_earlier_run_left_parked(store: RedisStore) -> None:
+    store.write({keyspace.PARKED + A.encode(): json.dumps({"url": A}).encode()})
+    assert leftover_parked(store, started=True) == 1
+    assert leftover_parked(store, started=False) == 0
+
+
+def test_urls_fetched_before_are_counted_when_the_crawl_starts(store: RedisStore) -> None:
+    crawl = CrawlRecord(store, "c1")
+    assert crawl.fetched_before(14) == 14
+    assert CrawlRecord(store, "c1").fetched_before(30) == 14  # a later worker of the crawl
+
+
+def test_the_first_worker_to_choose_a_mirror_pairs_copy_decides_for_all(store: RedisStore) -> None:
+    assert agreed_copy(store, "m.test", "o.test", "m.test") == "m.test"
+    assert agreed_copy(store, "o.test", "m.test", "o.test") == "m.test"  # the other way round
+    assert agreed_copy(store, "x.test", "o.test", "o.test") == "o.test"  # another pair
