@@ -68,8 +68,9 @@ class Worker:
         self.held: set[str] = set()
         self.adoption = Adoption(self.lot, self._send, _failed)
 
-    def _send(self, request: Request) -> None:
+    def _send(self, request: Request) -> bool:
         self.engine.crawl(send_again(Reissue(Bet(request.url, "", None, request), "abandoned")))
+        return True
 
     def park(self, url: str, counterpart: str | None) -> bool:
         self.held.add(url)

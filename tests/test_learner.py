@@ -429,10 +429,30 @@ def test_a_parameter_a_page_offers_in_several_values_for_one_path_is_never_skipp
     first = url_parts(f"{ORIGINAL}/news/9?lang=fr")
     assert learner.linked(first, article) == []
     assert learner.decide(first, fetched).skip  # one value seen: no switcher yet
-    assert learner.linked(url_parts(f"{ORIGINAL}/news/9?lang=de"), article) == [article.url]
+    assert learner.linked(url_parts(f"{ORIGINAL}/news/9?lang=de"), article) == [("news/", "lang")]
     assert not learner.decide(url_parts(f"{ORIGINAL}/news/9?lang=de"), fetched).skip
     assert not learner.decide(first, fetched).skip
     elsewhere = url_parts(f"{ORIGINAL}/news/9?sid=abc")
     assert learner.linked(elsewhere, url_parts(f"{ORIGINAL}/news/3")) == []
     assert learner.linked(elsewhere, url_parts(f"{ORIGINAL}/news/4")) == []
     assert learner.decide(elsewhere, fetched).skip
+
+
+def test_a_second_parameter_rule_never_strips_a_switcher() -> None:
+    """``sid`` changes nothing, ``lang`` is a switcher: ``?lang=de&sid=zz`` is the German
+    page with a session id, a copy of ``?lang=de``, not of the bare article."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n, lang in enumerate(("fr", "de", "es")):
+        _copy(learner, fetched, f"{ORIGINAL}/news/{n}?lang={lang}", f"{ORIGINAL}/news/{n}")
+        _copy(learner, fetched, f"{ORIGINAL}/news/{n}?sid=s{n}", f"{ORIGINAL}/news/{n}")
+    article = url_parts(f"{ORIGINAL}/news/9")
+    assert learner.linked(url_parts(f"{ORIGINAL}/news/9?lang=fr"), article) == []
+    assert learner.linked(url_parts(f"{ORIGINAL}/news/9?lang=de"), article) == [("news/", "lang")]
+    german = url_parts(f"{ORIGINAL}/news/9?lang=de&sid=zz")
+    fetched.update({f"{ORIGINAL}/news/9", f"{ORIGINAL}/news/9?lang=de"})
+    decision = learner.decide(german, fetched)
+    assert decision.skip and decision.counterpart == f"{ORIGINAL}/news/9?lang=de"
+    assert not learner.decide(german, {f"{ORIGINAL}/news/9"}).skip
+    # A parameter twice in one link is no switcher.
+    assert learner.linked(url_parts(f"{ORIGINAL}/news/9?tag=a&tag=b"), article) == []

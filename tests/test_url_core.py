@@ -80,7 +80,7 @@ def crawl(
 def _page(core: UrlCore[str], url: str, original: str | None = None, depth: int = 0) -> None:
     """``url`` scheduled, fetched (200) and judged a copy of ``original`` (or new)."""
     assert not isinstance(core.scheduled(Seen(url, url, depth=depth)), Skip)
-    core.fetched(url, url, status=200)
+    core.fetched(url, url, 200)
     core.verdict(url, original)
 
 
@@ -103,7 +103,7 @@ def test_a_bet_is_parked_then_reissued_when_its_counterpart_fails(tmp_path: Path
         assert lot.kept == {f"{MIRROR}/p/9": "copy"} and tally["simdedup/url/parked"] == 1
         again = core.scheduled(Seen(f"{MIRROR}/p/9", "copy again"))  # another link to it
         assert isinstance(again, Skip) and again.already_parked
-        actions = core.fetched(f"{ORIGINAL}/p/9", "original", status=404)
+        actions = core.fetched(f"{ORIGINAL}/p/9", "original", 404)
         assert _reissued(actions) == {f"{MIRROR}/p/9": "counterpart_failed"}
         assert any(isinstance(a, FollowFailed) for a in actions)  # followed on the mirror
         assert lot.kept == {} and tally["simdedup/url/reissued/counterpart_failed"] == 1
@@ -115,7 +115,7 @@ def test_a_soft_404_settles_no_bet_that_expected_its_paths_page(tmp_path: Path) 
         _page(core, f"{ORIGINAL}/gone")
         core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
         assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
-        core.fetched(f"{ORIGINAL}/p/9", "original", status=200)
+        core.fetched(f"{ORIGINAL}/p/9", "original", 200)
         # "This story is no longer available": a copy of another path of its own host.
         actions = core.verdict(f"{ORIGINAL}/p/9", f"{ORIGINAL}/gone")
         assert _reissued(actions) == {f"{MIRROR}/p/9": "counterpart_not_predicted"}
@@ -171,13 +171,13 @@ def test_idle_reissues_what_cannot_be_final_and_a_finished_crawl_ends_the_rest(
         core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
         assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "kept")), Skip)
         assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/8", "waits")), Skip)  # pending
-        core.fetched(f"{ORIGINAL}/p/9", "original", status=200)
+        core.fetched(f"{ORIGINAL}/p/9", "original", 200)
         core.verdict(f"{ORIGINAL}/p/9", None)
         assert _reissued(core.idle()) == {f"{MIRROR}/p/8": "unsettled"}
         assert f"{MIRROR}/p/9" in core.bets  # its counterpart was kept: it may be final
         # The re-issued page comes back new: the mirror bet on a page its original lacks,
         # and every bet of the rule is re-issued.
-        core.fetched(f"{MIRROR}/p/8", "waits", status=200)
+        core.fetched(f"{MIRROR}/p/8", "waits", 200)
         actions = core.verdict(f"{MIRROR}/p/8", None)
         assert _reissued(actions) == {f"{MIRROR}/p/9": "rule_weakened"}
         assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/7", "copy")), Skip)
@@ -199,3 +199,50 @@ def test_a_crawl_that_does_not_finish_leaves_its_bets_for_the_next(tmp_path: Pat
         assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/8", "waits")), Skip)
         core.closed("shutdown")
         assert lot.kept == {f"{MIRROR}/p/8": "waits"} and "simdedup/url/final" not in tally
+
+
+def _teach_sid_and_lang(core: UrlCore[str]) -> None:
+    for n, lang in enumerate(("fr", "de", "es")):
+        _page(core, f"{ORIGINAL}/news/{n}")
+        _page(core, f"{ORIGINAL}/news/{n}?lang={lang}", f"{ORIGINAL}/news/{n}")
+        _page(core, f"{ORIGINAL}/news/{n}?sid=s{n}", f"{ORIGINAL}/news/{n}")
+
+
+def test_a_variant_skipped_before_its_switcher_showed_is_reissued(tmp_path: Path) -> None:
+    """An article links ``?lang=fr&sid=zz``, then ``?lang=de&sid=zz``: the second value shows a
+    switcher, and the French variant skipped a moment before is re-issued; the German one
+    is fetched. Re-issues found while scheduling go out at the next tick, or at idle."""
+    with crawl(tmp_path / "db") as (core, lot, _, _):
+        _teach_sid_and_lang(core)
+        article = f"{ORIGINAL}/news/9"
+        core.scheduled(Seen(article, "article"))
+        french = Seen(f"{article}?lang=fr&sid=zz", "fr", source=article)
+        assert isinstance(core.scheduled(french), Skip)
+        assert f"{article}?lang=fr&sid=zz" in lot.kept
+        german = core.scheduled(Seen(f"{article}?lang=de&sid=zz", "de", source=article))
+        assert not isinstance(german, Skip)
+        assert _reissued(core.idle()) == {f"{article}?lang=fr&sid=zz": "switcher"}
+        assert lot.kept == {}
+
+
+def test_a_switcher_is_seen_though_its_first_variant_was_queued_already(tmp_path: Path) -> None:
+    with crawl(tmp_path / "db") as (core, _, _, _):
+        _teach_sid_and_lang(core)
+        article, listing = f"{ORIGINAL}/news/9", f"{ORIGINAL}/news/"
+        core.scheduled(Seen(article, "article"))
+        core.scheduled(Seen(f"{article}?lang=fr", "fr", source=listing))  # queued here
+        core.scheduled(Seen(f"{article}?lang=fr", "fr", source=article))  # and linked again
+        assert not isinstance(
+            core.scheduled(Seen(f"{article}?lang=de", "de", source=article)), Skip
+        )
+
+
+def test_reissues_not_yet_sent_stay_in_the_index_when_the_crawl_stops(tmp_path: Path) -> None:
+    with crawl(tmp_path / "db") as (core, lot, _, _):
+        _teach_sid_and_lang(core)
+        article = f"{ORIGINAL}/news/9"
+        core.scheduled(Seen(article, "article"))
+        assert isinstance(core.scheduled(Seen(f"{article}?lang=fr", "fr", source=article)), Skip)
+        core.scheduled(Seen(f"{article}?lang=de", "de", source=article))  # a switcher
+        core.closed("shutdown")  # before any tick: its re-issue was never sent
+        assert lot.kept == {f"{article}?lang=fr": "fr"}

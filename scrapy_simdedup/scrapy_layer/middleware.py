@@ -37,7 +37,7 @@ from scrapy_simdedup.scrapy_layer.signals import content_released, content_verdi
 from scrapy_simdedup.scrapy_layer.startup import config_for
 from scrapy_simdedup.scrapy_layer.state import DedupState
 from scrapy_simdedup.scrapy_layer.verdictlog import CrawlVerdictLog
-from scrapy_simdedup.url.actions import FollowFailed, Reissue, Revisit, Seen, Skip
+from scrapy_simdedup.url.actions import FETCH, FollowFailed, Reissue, Revisit, Seen, Skip
 from scrapy_simdedup.url.core import UrlCore
 from scrapy_simdedup.url.deadlines import Budget
 from scrapy_simdedup.url.judge import UrlJudge, fetched_before
@@ -211,7 +211,7 @@ class UrlSimHashMiddleware:
                 self.crawler, self.judge, core.betting_on, self.verdicts,
                 routed=_routed, guarded=self._guarded,
             )  # fmt: skip
-        left = core.opened()
+        left = self._guarded(core.opened) or 0
         if self.heartbeats is not None:  # deadlines are looked at as requests go by
             self._pulse = create_looping_call(self._beat)
             self._pulse.start(max(0.25, self.config.worker_timeout / 4), now=False)
@@ -236,7 +236,7 @@ class UrlSimHashMiddleware:
         if core is None:
             return
         seen = self._seen(request, scheduling=True)
-        answer = core.scheduled(seen)
+        answer = self._guarded(core.scheduled, seen) or FETCH
         if isinstance(answer, Skip):
             self._skipped(request, answer)
         if not isinstance(answer, Skip) and answer.queued:  # to be taken or dropped next
@@ -265,7 +265,8 @@ class UrlSimHashMiddleware:
     def process_response(self, request: Request, response: Response) -> Response:
         if self.core is not None:
             self._carry_out(
-                self.core.fetched(request.url, request, status=response.status), request
+                self._guarded(self.core.fetched, request.url, request, response.status) or [],
+                request,
             )
         return response
 
@@ -275,7 +276,7 @@ class UrlSimHashMiddleware:
             self._not_an_error(exception)
             return
         if self.core is not None:
-            self._carry_out(self.core.failed(request.url), request)
+            self._carry_out(self._guarded(self.core.failed, request.url) or [], request)
 
     def _not_an_error(self, skip: PredictedDuplicate) -> None:
         """Scrapy's ``DownloaderStats`` (which sees every exception first, at priority 850)
@@ -295,7 +296,7 @@ class UrlSimHashMiddleware:
 
     def request_dropped(self, request: Request) -> None:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
-        if request.meta.get(REISSUED):  # never expected: re-issues pass dupefilters
+        if request.meta.get(REISSUED) and request.dont_filter:  # never expected
             self._stats.inc_value(keys.URL_REISSUED_DROPPED)
         if self.core is None:
             return
@@ -304,23 +305,23 @@ class UrlSimHashMiddleware:
             if request.meta.get(MIRROR_OF) is not None:  # requested on a mirror, at hand
                 self.core.mirror_copy_dropped(request.url)  # no more: it will not come
             return
-        self._carry_out(self.core.dropped(entering[1]), request)
+        self._carry_out(self._guarded(self.core.dropped, entering[1]) or [], request)
 
     def content_released(self, key: str) -> None:
         """A later pipeline dropped ``key``'s item: it no longer covers its copies."""
         if self.core is not None:
-            self._carry_out(self.core.released(key))
+            self._carry_out(self._guarded(self.core.released, key) or [])
 
     def content_verdict(self, key: str, original: str | None) -> None:
         """Learns from the content pipeline: ``key`` duplicated ``original`` (or was new)."""
         if self.core is not None:
-            self._carry_out(self.core.verdict(key, original))
+            self._carry_out(self._guarded(self.core.verdict, key, original) or [])
 
     def spider_idle(self) -> None:
         """Before the crawl ends: re-issue every bet that cannot be final."""
         if self.core is None or self.state.failed:
             return
-        reissued = self._carry_out(self.core.idle())
+        reissued = self._carry_out(self._guarded(self.core.idle) or [])
         if self._adopt() or reissued:
             raise DontCloseSpider
 
@@ -332,7 +333,7 @@ class UrlSimHashMiddleware:
             return
         core = self.core
         if core is not None:
-            core.closed(reason)
+            self._guarded(core.closed, reason)
         if self.heartbeats is not None and not self.state.failed:  # after its final bets left
             self._guarded(self.heartbeats.leave)
         mirrors: list[str] = []
@@ -387,10 +388,11 @@ class UrlSimHashMiddleware:
         assert self.crawler.engine is not None
         self.crawler.engine.crawl(request)
 
-    def _send_adopted(self, request: Request) -> None:
+    def _send_adopted(self, request: Request) -> bool:
         reissue = None if self.core is None else self.core.adopted(request.url, request)
         if reissue is not None:
             self._send(reissue)
+        return reissue is not None
 
     def _request_revisit(self, copy: Request, original: str) -> None:
         """``copy`` copied ``original``, a page an earlier crawl kept and this one has not
@@ -453,7 +455,7 @@ class UrlSimHashMiddleware:
         if core is None or self.state.failed:
             return
         try:  # an error must not end the looping call: this worker would look dead
-            self._carry_out(core.tick())
+            self._carry_out(self._guarded(core.tick) or [])
             heartbeats = self.heartbeats
             if heartbeats is not None and self.adoption is not None:
                 self._guarded(heartbeats.beat)

@@ -86,13 +86,13 @@ def send_again(reissue: Reissue[Request]) -> Request:
 class Adoption:
     """Re-issues what dead workers parked on a store several workers share.
 
-    ``send(request)`` gives a request to the engine; ``store_failed`` is told of a store
-    error."""
+    ``send(request)`` gives a request to the engine (False when it is not sent: another
+    worker of the crawl fetches it); ``store_failed`` is told of a store error."""
 
     def __init__(
         self,
         lot: ParkingLot,
-        send: Callable[[Request], None],
+        send: Callable[[Request], bool],
         store_failed: Callable[[StoreError], None],
     ) -> None:
         self.lot = lot
@@ -124,9 +124,9 @@ class Adoption:
                 claimed = None if request is None else self.lot.claim(parked)
                 if request is None or claimed is None:
                     continue
-                self._send(request)
+                sent = self._send(request)
                 self.lot.release(parked.key, claimed)
-                reissued += 1
+                reissued += sent
                 if reissued >= MAX_ADOPTED:
                     break
         except StoreError as exc:

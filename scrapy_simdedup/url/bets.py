@@ -151,6 +151,10 @@ class ParkedBets(Generic[T]):
         taken = self._take({url})
         return taken[0] if taken else None
 
+    def take_where(self, wanted: Callable[[Bet[T]], bool]) -> list[Bet[T]]:
+        """Take out the bets ``wanted`` picks (a walk over every bet: for rare events)."""
+        return self._take({url for url, bet in self._by_url.items() if wanted(bet)})
+
     def settle_all(self) -> list[Bet[T]]:
         """Take out every bet: the crawl ended with them final."""
         return self._take(set(self._by_url))

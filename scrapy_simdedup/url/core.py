@@ -25,6 +25,7 @@ from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.url.actions import FETCH, FOLLOW_FAILED, Fetch, Reissue, Revisit, Skip
 from scrapy_simdedup.url.bets import Bet, ParkedBets
 from scrapy_simdedup.url.deadlines import Budget, Deadlines, Progress
+from scrapy_simdedup.url.features import section_template
 from scrapy_simdedup.url.parts import UrlParts, canonical_url, url_parts
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ class UrlCore(Generic[T]):
         self._started = clock()
         self._next_tick = 0.0
         self._depths: dict[str, int] = {}  # under a depth limit: canonical URL -> its depth
-        self._strict_samples: set[str] = set()
+        self._strict_samples: dict[str, None] = {}  # in order: the oldest go first
         self._awaiting_verdict: dict[str, T] = {}  # canonical URL -> how it was routed
         # Re-issued at idle, their counterpart never came: URL -> the rule they relied on.
         self._contested: dict[str, str] = {}
@@ -146,6 +147,8 @@ class UrlCore(Generic[T]):
             url = canonical_url(seen.url)
         except UrlNotCheckedError:
             return FETCH  # counted on its way to the downloader
+        if "?" in url and seen.source:
+            self._switchers_linked(url, seen.source)
         held = self.bets.get(url)
         if held is not None:
             if held.rule:  # one more link to a request held on a bet standing
@@ -166,11 +169,11 @@ class UrlCore(Generic[T]):
         if self._failed():
             self.tally.inc_value(keys.url_unchecked("store_unavailable"))
             return FETCH
-        if seen.exempt:
-            self.tally.inc_value(keys.url_unchecked(seen.exempt))
-            return FETCH
         if seen.sampled:
             self.tally.inc_value(keys.URL_CHECKED)  # judged when scheduled: a sample
+            return FETCH
+        if seen.exempt:
+            self.tally.inc_value(keys.url_unchecked(seen.exempt))
             return FETCH
         parts = self._parts(seen, count=True)
         if parts is None:
@@ -180,7 +183,7 @@ class UrlCore(Generic[T]):
             self.tally.inc_value(keys.URL_CHECKED)
         return answer
 
-    def fetched(self, url: str, ticket: T, *, status: int) -> list[Action[T]]:
+    def fetched(self, url: str, ticket: T, status: int) -> list[Action[T]]:
         """A response came back: a 2xx brings a page (bets on it wait for its verdict); any
         other status brings none, and the bets relying on it are re-issued."""
         actions = self.tick(force=True)  # a budget in pages is spent a page at a time
@@ -252,7 +255,7 @@ class UrlCore(Generic[T]):
         if self._failed():
             return []
         if key in self._strict_samples and original != key:
-            self._strict_samples.discard(key)
+            del self._strict_samples[key]
             copies = keys.URL_STRICT_SAMPLED_COPIES if original else keys.URL_STRICT_SAMPLED_NEW
             self.tally.inc_value(copies)
         try:
@@ -295,27 +298,32 @@ class UrlCore(Generic[T]):
         """A moment of the crawl: the bets past their deadline, and all that are not final
         once the budget is nearly spent, are re-issued; rules other workers changed are
         taken in. At most every ``TICK_SECONDS`` unless ``force`` (a page fetched)."""
+        actions, self._later = self._later, []
         now = self._clock()
-        later, self._later = self._later, []
         if self._failed() or (not force and now < self._next_tick):
-            return later
+            return actions
         self._next_tick = now + TICK_SECONDS
-        actions = later + self._refresh_rules()
-        progress = self._progress()
-        closing = self.deadlines.closing(progress, len(self.bets))
-        if closing and not self.closing:
-            self.tally.set_value(keys.URL_CLOSING, 1)
-            logger.info(
-                "simdedup: the crawl's budget is nearly spent (%s); skipped requests not yet "
-                "settled are re-issued, and nothing more is skipped", self.deadlines.budget,
-            )  # fmt: skip
-        self.closing = closing
-        stands, brought = self.judge.learner.stands, self.judge.brought
-        late = self.bets.overdue(progress.seconds, progress.pages, stands, brought)
-        actions += self._reissue([bet for bet in late if not bet.rule], "interrupted", ahead=True)
-        actions += self._reissue([bet for bet in late if bet.rule], "overdue", ahead=True)
-        if closing:
-            actions += self._reissue(self.bets.unsettled(stands, brought), "budget", ahead=True)
+        try:
+            actions += self._refresh_rules()
+            progress = self._progress()
+            closing = self.deadlines.closing(progress, len(self.bets))
+            if closing and not self.closing:
+                self.tally.set_value(keys.URL_CLOSING, 1)
+                logger.info(
+                    "simdedup: the crawl's budget is nearly spent (%s); skipped requests not "
+                    "yet settled are re-issued, and nothing more is skipped",
+                    self.deadlines.budget,
+                )
+            self.closing = closing
+            stands, brought = self.judge.learner.stands, self.judge.brought
+            late = self.bets.overdue(progress.seconds, progress.pages, stands, brought)
+            actions += self._reissue([b for b in late if not b.rule], "interrupted", ahead=True)
+            actions += self._reissue([b for b in late if b.rule], "overdue", ahead=True)
+            if closing:
+                spent = self.bets.unsettled(stands, brought)
+                actions += self._reissue(spent, "budget", ahead=True)
+        except StoreError as exc:
+            self._store_failed(exc)
         return actions
 
     def idle(self) -> list[Action[T]]:
@@ -323,7 +331,8 @@ class UrlCore(Generic[T]):
         stays open while any is)."""
         if self._failed():
             return []
-        actions = self._refresh_rules()
+        actions, self._later = self._later, []
+        actions += self._refresh_rules()
         self._guarded(self.judge.save_rules)  # nothing comes to write them meanwhile
         for trap in self.judge.learner.stop_finite_traps():  # their bets are unsettled now
             logger.debug("simdedup: %s stopped: too few pages to be endless", trap.describe())
@@ -337,6 +346,10 @@ class UrlCore(Generic[T]):
         otherwise they stay there for the next crawl on it to re-issue."""
         if self._failed():
             return
+        for action in self._later:  # not sent: kept for the next crawl on the index
+            if isinstance(action, Reissue):
+                self._guarded(self.parking.park, action.bet)
+        self._later = []
         if reason == "finished":
             final = self.bets.settle_all()
             self._guarded(self.parking.forget, [bet.url for bet in final])
@@ -353,7 +366,7 @@ class UrlCore(Generic[T]):
         if not self._claimed(bet):
             return None
         self.tally.inc_value(keys.url_reissued("abandoned"))
-        self.judge.enqueue(bet.url)  # requests relying on it may be skipped again
+        self._guarded(self.judge.enqueue, bet.url)  # what relies on it may be skipped again
         return Reissue(bet, "abandoned")
 
     def betting_on(self, rule: str) -> bool:
@@ -394,12 +407,8 @@ class UrlCore(Generic[T]):
     # -- deciding --------------------------------------------------------------------------
 
     def _decide(self, seen: Seen[T], parts: UrlParts, *, scheduling: bool) -> Fetch | Skip:
-        source = _source(seen.source)
-        if scheduling and source is not None and parts.params:
-            for target in self.judge.learner.linked(parts, source):  # a switcher, seen now
-                self._later += self._reissue(self.bets.relying_on_its_page(target), "switcher")
         try:
-            decision = self.judge.decide(parts, source=source)
+            decision = self.judge.decide(parts, source=_source(seen.source))
         except StoreError as exc:
             self._store_failed(exc)
             return FETCH
@@ -414,7 +423,9 @@ class UrlCore(Generic[T]):
             sample = decision.reason
             self.tally.inc_value(keys.URL_SAMPLED)
             if decision.reason == "strict":
-                self._strict_samples.add(seen.url)
+                if len(self._strict_samples) >= MAX_AWAITING_VERDICT:
+                    del self._strict_samples[next(iter(self._strict_samples))]
+                self._strict_samples[seen.url] = None
         if scheduling:
             self.judge.enqueue(parts.url)
             if self.depth_limit and len(self._depths) < MAX_DEPTHS:
@@ -511,7 +522,7 @@ class UrlCore(Generic[T]):
                 if len(self._contested) >= MAX_AWAITING_VERDICT:  # the oldest goes
                     del self._contested[next(iter(self._contested))]
                 self._contested[bet.url] = bet.rule
-            self.judge.enqueue(bet.url)  # requests relying on it may be skipped again
+            self._guarded(self.judge.enqueue, bet.url)  # what relies on it may be skipped again
             actions.append(Reissue(bet, why, ahead=ahead, rule=rule))
         return actions
 
@@ -522,9 +533,14 @@ class UrlCore(Generic[T]):
         again (``simdedup/url/reissued_elsewhere``)."""
         if self.crawl is None:
             return True
-        if not self._guarded(self.crawl.claim_reissue, bet.url):
+        try:
+            claimed = self.crawl.claim_reissue(bet.url)
+        except StoreError as exc:  # unknown: sent, a copy fetched twice at worst
+            self._store_failed(exc)
+            claimed = True
+        if not claimed:
             self.tally.inc_value(keys.URL_REISSUED_ELSEWHERE)
-            self.judge.enqueue(bet.url)  # at hand: another worker brings it
+            self._guarded(self.judge.enqueue, bet.url)  # at hand: another worker brings it
             return False
         bet.past_filter = True
         return True
@@ -540,6 +556,26 @@ class UrlCore(Generic[T]):
             return True
         self.tally.inc_value(keys.URL_FETCHED_BY_REISSUE)
         return False
+
+    def _switchers_linked(self, url: str, source: str) -> None:
+        """Tell the learner of a link with parameters; the pattern bets on a parameter it
+        finds to be a switcher now are re-issued (at the next tick: ``_later``)."""
+        parts, linking = _source(url), _source(source)
+        if parts is None or linking is None:
+            return
+        for section, name in self.judge.learner.linked(parts, linking):
+
+            def on_switcher(bet: Bet[T], section: str = section, name: str = name) -> bool:
+                if not bet.rule.startswith("pattern\x00"):
+                    return False
+                held = _source(bet.url)
+                return (
+                    held is not None
+                    and any(param == name for param, _ in held.params)
+                    and _path(section_template(held)) == section
+                )
+
+            self._later += self._reissue(self.bets.take_where(on_switcher), "switcher")
 
     def _take_leftover(self, url: str) -> None:
         """A link came to a request an interrupted crawl parked: the request is judged
@@ -610,6 +646,11 @@ def _source(url: str | None) -> UrlParts | None:
         return url_parts(url)
     except (UrlNotCheckedError, ValueError):
         return None
+
+
+def _path(template: str) -> str:
+    """A section template without its host."""
+    return template.partition("/")[2]
 
 
 def _int(value: object) -> int:

@@ -262,8 +262,8 @@ class UrlLearner:
         self._unsaved: dict[str, Rule] = {}
         # (linking page, target without the parameter, parameter) -> the first value seen
         self._offered: dict[tuple[str, str, str], str] = {}
-        # (host, section, parameter): a page offered several values of it for one path
-        self._switchers: set[tuple[str, str, str]] = set()
+        # (section, parameter): a page offered several values of it for one path
+        self._switchers: set[tuple[str, str]] = set()
         # a mirror's two hosts -> the sections where this crawl has evidence of the pair
         self._sections_here: dict[tuple[str, str], set[str]] = {}
         self._saved_at = 0.0
@@ -362,40 +362,43 @@ class UrlLearner:
             return Decision(True, rule, counterpart=counterpart, pending=pending)
         return FETCH
 
-    def linked(self, parts: UrlParts, source: UrlParts | None) -> list[str]:
+    def linked(self, parts: UrlParts, source: UrlParts | None) -> list[tuple[str, str]]:
         """A link from the page ``source`` to ``parts`` was met. A page that links one path
         under several values of a parameter (``?lang=fr``, ``de``, ``es``; a sort or tab
         switcher) offers variants to its reader: which one has content of its own cannot be
         told from other paths (a real translation among fallbacks), so no pattern rule
-        skips that parameter in the section from now on. Returns the URLs (without the
-        parameter) whose pattern bets must be re-issued: the first variant may have been
-        skipped before the second showed the switcher."""
+        skips that parameter in that section from now on, on any host (a mirror inherits
+        its original's rules). Returns the switchers found now, as (section, parameter):
+        the bets made on them before the second value showed them are to be re-issued."""
         if source is None or not parts.params:
             return []
-        released = []
+        found = []
+        names: set[str] = set()
         for name, value in parts.params:
-            target = parts.without_params(frozenset((name,)))
-            key = (source.url, target, name)
+            if name in names:  # ``?a=1&a=2``: one link, not two variants
+                continue
+            names.add(name)
+            key = (source.url, parts.without_params(frozenset((name,))), name)
             first = self._offered.get(key)
             if first is None:
                 if len(self._offered) >= MAX_OFFERED:
                     del self._offered[next(iter(self._offered))]
                 self._offered[key] = value
                 continue
-            switcher = (parts.host, _path(section_template(parts)), name)
+            switcher = (_path(section_template(parts)), name)
             known = switcher in self._switchers
             if first != value and not known and len(self._switchers) < MAX_SWITCHERS:
                 self._switchers.add(switcher)
                 self._changed()
-                released.append(target)
-        return released
+                found.append(switcher)
+        return found
 
-    def _switches(self, parts: UrlParts, names: Iterable[str]) -> bool:
+    def switches(self, parts: UrlParts, names: Iterable[str]) -> bool:
         """Whether one of ``names`` is a switcher in ``parts``' section (see ``linked``)."""
         if not self._switchers:
             return False
         section = _path(section_template(parts))
-        return any((parts.host, section, name) in self._switchers for name in names)
+        return any((section, name) in self._switchers for name in names)
 
     def stop_finite_traps(self) -> list[Rule]:
         """At idle: every trap that is not endless by its structure stops (its bets are
@@ -574,14 +577,17 @@ class UrlLearner:
         if rule.kind != "pattern" or not present.issuperset(rule.names):
             return None
         section = _path(section_template(parts))
-        if not _covers(rule, parts, section) or self._switches(parts, rule.names):
+        if not _covers(rule, parts, section) or self.switches(parts, rule.names):
             return None
         # Without this rule's parameter and every other one learned to change nothing
-        # here: ``?sid=..&sort=..`` leads to the bare page once both are learned.
+        # here: ``?sid=..&sort=..`` leads to the bare page once both are learned. Never
+        # without a switcher: ``?lang=de&sid=..`` leads to ``?lang=de``.
         learned = {
             name
             for other in in_force
-            if other.kind == "pattern" and _covers(other, parts, section)
+            if other.kind == "pattern"
+            and _covers(other, parts, section)
+            and not self.switches(parts, other.names)
             for name in other.names
         }
         return parts.without_params(frozenset(rule.names) | (learned & present))
