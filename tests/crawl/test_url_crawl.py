@@ -68,11 +68,14 @@ def test_adaptive_mode_skips_most_duplicate_fetches_and_loses_nothing(
     assert set(_kept(crawl, trap_sites)) == distinct  # every distinct page still emitted
     duplicate_fetches = baseline.stats["item_dropped_count"]
     assert duplicate_fetches > 150
-    # >= 65% avoided (71-74% in 3 runs; 81-89% before traps of finite templates were
-    # re-issued at idle): what is left was fetched before a rule was learned, as its
-    # sample, or as a finite trap's skip at idle. A partial mirror taken for the full
-    # site's original made it 50% (every page it lacks re-fetched at idle).
-    assert crawl.stats["item_dropped_count"] <= 0.35 * duplicate_fetches
+    # >= 55% avoided (58% measured; 71-74% before a parameter a page offers in several
+    # values for one path, the index pages' ?sort= here, was taken for a switcher that no
+    # rule skips, since such variants may have content of their own, as ?lang= does; and
+    # before a mirror's first would-be skip in each new section became a sample; 81-89%
+    # before traps of finite templates were re-issued at idle): what is left was fetched
+    # before a rule was learned, as a sample, as a switcher's variant, or as a finite trap's
+    # skip at idle. A partial mirror taken for the full site's original made it 50%.
+    assert crawl.stats["item_dropped_count"] <= 0.45 * duplicate_fetches
     assert crawl.stats["downloader/request_count"] < baseline.stats["downloader/request_count"]
     stats = crawl.simdedup()
     for kind in ("mirror", "pattern", "trap"):
