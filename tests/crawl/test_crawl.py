@@ -71,10 +71,10 @@ def test_demo_crawl_keeps_one_page_per_content(
     assert here > 0 or helper
     assert crawl.stats[NUMPY_LOADED] == (here > 0), (by_helper, here)
     _assert_one_page_per_content(crawl, sites)
-    # Skips are no downloader errors: the demo's sites fail no download.
-    assert crawl.simdedup()["simdedup/url/skipped/mirror"] > 0
+    # Skips are no downloader errors: the demo's sites fail no download, so whatever the
+    # URL middleware skipped (how much depends on the order pages come in), none is counted.
     errors = {k: v for k, v in crawl.stats.items() if k.startswith("downloader/exception")}
-    assert errors == {}, errors
+    assert errors == {}, (errors, crawl.simdedup().get("simdedup/url/skipped/mirror", 0))
 
 
 def test_a_killed_helper_process_loses_nothing(sites: dict[str, str], tmp_path: Path) -> None:
