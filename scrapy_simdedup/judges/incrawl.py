@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.errors import UrlNotCheckedError
 from scrapy_simdedup.judges.verdict import Verdict
-from scrapy_simdedup.url.parts import canonical_url
+from scrapy_simdedup.url.parts import canonical_or_none
 
 if TYPE_CHECKING:
     from scrapy_simdedup.index.crawls import CrawlRecord
@@ -25,7 +24,7 @@ def in_crawl(verdict: Verdict, crawl: CrawlRecord) -> Verdict:
     ``StoreError``."""
     if verdict.repeated_key:
         return verdict
-    url = _canonical(verdict.key)
+    url = canonical_or_none(verdict.key)
     if url is None:
         return verdict
     if verdict.original is None or verdict.revisit:
@@ -34,13 +33,6 @@ def in_crawl(verdict: Verdict, crawl: CrawlRecord) -> Verdict:
         if verdict.revisit and not first:  # the other worker's page is in the feed already
             return Verdict(verdict.key, verdict.key, found_by="same_key")
         return verdict
-    original = _canonical(verdict.original)
+    original = canonical_or_none(verdict.original)
     crawl.judged(url, barren=original is None or not crawl.was_kept(original))
     return verdict
-
-
-def _canonical(key: str) -> str | None:
-    try:
-        return canonical_url(key)
-    except UrlNotCheckedError:
-        return None

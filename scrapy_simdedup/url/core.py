@@ -26,7 +26,7 @@ from scrapy_simdedup.url.actions import FETCH, FOLLOW_FAILED, Fetch, Reissue, Re
 from scrapy_simdedup.url.bets import Bet, ParkedBets
 from scrapy_simdedup.url.deadlines import Budget, Deadlines, Progress
 from scrapy_simdedup.url.features import section_template
-from scrapy_simdedup.url.parts import UrlParts, canonical_url, url_parts
+from scrapy_simdedup.url.parts import UrlParts, canonical_or_none, canonical_url, url_parts
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -278,7 +278,7 @@ class UrlCore(Generic[T]):
                 self.tally.inc_value(keys.URL_REVISITS_REQUESTED)
                 actions.append(Revisit(routed, original))
         elif original is not None and original != key:
-            for fetched in (url, _canonical(original)):  # a soft 404 and its first
+            for fetched in (url, canonical_or_none(original)):  # a soft 404 and its first
                 if fetched is not None and fetched in self.judge.unpredicted_now:
                     bets = self.bets.relying_on_its_page(fetched)
                     actions += self._reissue(bets, "counterpart_not_predicted")
@@ -362,7 +362,7 @@ class UrlCore(Generic[T]):
         """A dead worker's parked request, claimed by this one: re-issued here, unless
         another worker of the crawl fetches it (its record is removed by whoever claimed
         it, once the request is sent)."""
-        bet = Bet(_canonical(url) or url, "", None, ticket)
+        bet = Bet(canonical_or_none(url) or url, "", None, ticket)
         if not self._claimed(bet):
             return None
         self.tally.inc_value(keys.url_reissued("abandoned"))
@@ -551,7 +551,7 @@ class UrlCore(Generic[T]):
         (``simdedup/url/fetched_by_reissue``)."""
         if self.crawl is None or self._failed():
             return True
-        canonical = _canonical(url)
+        canonical = canonical_or_none(url)
         if canonical is None or self._guarded(self.crawl.claim_fetch, canonical) is not False:
             return True
         self.tally.inc_value(keys.URL_FETCHED_BY_REISSUE)
@@ -630,13 +630,6 @@ class UrlCore(Generic[T]):
         except StoreError as exc:
             self._store_failed(exc)
             return None
-
-
-def _canonical(url: str) -> str | None:
-    try:
-        return canonical_url(url)
-    except UrlNotCheckedError:
-        return None
 
 
 def _source(url: str | None) -> UrlParts | None:

@@ -116,3 +116,11 @@ def _parts(url: str) -> _Parts:
         if name
     )
     return canonical, scheme, netloc, segments, params
+
+
+def canonical_or_none(url: str) -> str | None:
+    """``canonical_url(url)``, or None for a URL that cannot be judged."""
+    try:
+        return canonical_url(url)
+    except UrlNotCheckedError:
+        return None
