@@ -122,3 +122,18 @@ def test_the_first_worker_to_choose_a_mirror_pairs_copy_decides_for_all(store: R
     assert agreed_copy(store, "m.test", "o.test", "m.test") == "m.test"
     assert agreed_copy(store, "o.test", "m.test", "o.test") == "m.test"  # the other way round
     assert agreed_copy(store, "x.test", "o.test", "o.test") == "o.test"  # another pair
+
+
+def test_the_first_worker_with_evidence_in_a_section_takes_the_crawls_sample(
+    store: RedisStore,
+) -> None:
+    crawl = join_crawl(store, worker(store, "w1")).record
+    other = join_crawl(store, worker(store, "w2")).record
+    pair = ("m.test", "o.test")
+    assert crawl.claim_section(pair, "docs/")
+    assert not other.claim_section(pair, "docs/")
+    assert not crawl.claim_section(pair, "docs/")
+    assert other.claim_section(pair, "about/")  # another section
+    assert other.claim_section(("m.test", "x.test"), "docs/")  # another pair
+    later = join_crawl(store, worker(store, "w3"), "another-crawl").record
+    assert later.claim_section(pair, "docs/")  # one sample per crawl

@@ -140,3 +140,63 @@ def test_the_store_keeps_only_the_latest_announcements(store: RedisStore) -> Non
     kept = [key for key, _ in store.scan(keyspace.RULE_NEWS, keyspace.end(keyspace.RULE_NEWS))]
     assert kept == [keyspace.RULE_NEWS + n.to_bytes(8, "big") for n in (2, 3)]
     assert KEEP >= 1000
+
+
+def test_copies_split_between_two_workers_count_once_each_for_both(store: RedisStore) -> None:
+    """Three copies seen two and one by two workers teach both (min_evidence 3), as one
+    worker seeing all three would learn; announcing and reading again adds nothing."""
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    two, fetched_two = _worker(store, clock)
+    asked, at_hand = url_parts(f"{SITE}/p/99?sid=x"), {f"{SITE}/p/99"}
+    _copies(one, fetched_one, range(2))
+    _copies(two, fetched_two, range(2, 3))
+    assert not one.decide(asked, at_hand, tally=False).skip
+    assert not two.decide(asked, at_hand, tally=False).skip
+    one.refresh()
+    two.refresh()  # two reads one's two copies: three in all
+    assert two.decide(asked, at_hand, tally=False).skip
+    clock.now += 2.0
+    one.refresh()  # one reads two's copy
+    assert one.decide(asked, at_hand, tally=False).skip
+    for _ in range(4):  # the same totals, announced and read again, count once
+        clock.now += 2.0
+        one.refresh()
+        two.refresh()
+    for learner in (one, two):
+        (rule,) = learner.rules()
+        assert (rule.duplicates, rule.streak) == (3, 3), rule
+
+
+def test_two_copies_on_two_workers_are_not_three(store: RedisStore) -> None:
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    two, fetched_two = _worker(store, clock)
+    _copies(one, fetched_one, range(1))
+    _copies(two, fetched_two, range(1, 2))
+    asked, at_hand = url_parts(f"{SITE}/p/99?sid=x"), {f"{SITE}/p/99"}
+    for _ in range(5):
+        clock.now += 2.0
+        one.refresh()
+        two.refresh()
+    assert not one.decide(asked, at_hand, tally=False).skip
+    assert not two.decide(asked, at_hand, tally=False).skip
+
+
+def test_a_worker_that_joins_late_counts_the_others_copies_at_their_next_announcement(
+    store: RedisStore,
+) -> None:
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    _copies(one, fetched_one, range(2))
+    one.refresh()  # before three started: not read by it
+    three, fetched_three = _worker(store, clock)
+    _copies(three, fetched_three, range(2, 3))
+    asked, at_hand = url_parts(f"{SITE}/p/99?sid=x"), {f"{SITE}/p/99"}
+    three.refresh()
+    assert not three.decide(asked, at_hand, tally=False).skip
+    clock.now += 2.0
+    _copies(one, fetched_one, range(3, 4))  # one announces its totals again: three in all
+    one.refresh()
+    three.refresh()
+    assert three.decide(asked, at_hand, tally=False).skip

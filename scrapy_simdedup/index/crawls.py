@@ -14,6 +14,8 @@ per event under the crawl's id (``keyspace.CRAWL_MARKS``):
 * ``bet``: skipped on a bet (its value: the counterpart), until re-issued: a bet on another
   worker that relies on it is settled once that counterpart brought its page, as a chain
   of bets on one worker is;
+* ``section``: a mirror pair's first evidence in a section (``claim_section``): the first
+  worker there fetches the crawl's one sample of it;
 * ``claimed``: on its way to the downloader (``claim_fetch``) or re-issued (``claim_reissue``),
   one atomic put-if-absent each: of the workers racing for a URL, one fetches it.
 
@@ -48,6 +50,7 @@ KEPT = b"k"
 BET = b"p"
 MAX_CHAIN = 8  # bets relying on bets, followed across workers (as ``url/bets.py`` does)
 CLAIMED = b"r"
+SECTION = b"s"
 BEFORE = b"n"  # no URL after it: the URLs the index held at the crawl's start
 _BY_FETCH = b"f"  # a claim's value: taken on the way to the downloader
 _BY_REISSUE = b"r"  # taken by a re-issue
@@ -145,6 +148,12 @@ class CrawlRecord:
             return False
         self.store.write({}, [self._key(BET, url)])  # its own fetch settles what relies on it
         return True
+
+    def claim_section(self, hosts: tuple[str, str], section: str) -> bool:
+        """Whether this worker is the first of the crawl with evidence of the mirror pair
+        ``hosts`` in ``section`` (one atomic put-if-absent)."""
+        key = self._key(SECTION, "\x00".join((*hosts, section)))
+        return not self.store.put_absent({key: b""})
 
     def _key(self, what: bytes, url: str) -> bytes:
         return self._prefix + what + url.encode("utf-8", "surrogatepass")

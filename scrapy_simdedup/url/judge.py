@@ -100,7 +100,14 @@ class UrlJudge:
             learner.choose = partial(agreed_copy, shared)
         judge = cls(urls, learner, mode=mode, seed=index.seed, sample_every=sample_every)
         judged.judge = judge
+        learner.first_section = judge._first_section
         return judge
+
+    def _first_section(self, hosts: tuple[str, str], section: str) -> bool:
+        """Whether this worker is the first of its crawl to have a mirror pair's evidence
+        in a section (always, on a crawl of one worker): only the first fetches a sample
+        there."""
+        return self.crawl is None or self.crawl.claim_section(hosts, section)
 
     @classmethod
     def for_stored(cls, index: SimHashIndex, *, mode: str, min_evidence: int) -> UrlJudge | None:

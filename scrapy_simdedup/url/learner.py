@@ -36,8 +36,9 @@ is fetched, more while its evidence is thin; a page that comes back new where th
 predicted a copy resets its run (``observe`` returns the rules so weakened, so that their
 bets can be re-issued). Rules are kept in the store under ``L`` keys; loaded by a later
 crawl they are on probation (their run starts at zero). Workers sharing a store while they
-run also exchange the rules in force on each (``refresh``, ``url/news.py``): a rule another
-worker announces after this one started is this crawl's evidence, in force here at once.
+run also exchange their rules (``refresh``, ``url/news.py``) with the copies and new pages
+each saw itself, which the others add to theirs once (``url/evidence.py``): a crawl's
+evidence counts once whichever worker saw it, so two workers learn as soon as one would.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.url.evidence import CrawlEvidence
 from scrapy_simdedup.url.features import path_template, section_template
 from scrapy_simdedup.url.parts import UrlParts
 from scrapy_simdedup.url.shapes import is_variable
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from scrapy_simdedup.index.stores.base import Store
+    from scrapy_simdedup.url.evidence import Tally
     from scrapy_simdedup.url.news import RuleNews
 
 MIN_EVIDENCE = 3
@@ -248,6 +251,7 @@ class UrlLearner:
             raise ValueError("min_evidence must be at least 1 and sample_every at least 2")
         self.store = store
         self.news = news
+        self.evidence = CrawlEvidence()  # what this worker saw itself, and the others
         self.fetched = fetched
         self.sizes = sizes or SiteSizes()
         self.min_evidence = min_evidence
@@ -269,6 +273,9 @@ class UrlLearner:
         self._saved_at = 0.0
         # Workers sharing a store: (host, other, proposed copy) -> the copy they agreed on.
         self.choose: Callable[[str, str, str], str] | None = None
+        # Workers of one crawl: (a mirror's two hosts, section) -> whether this worker is
+        # the first with evidence there (its sample is the crawl's one, issue 35).
+        self.first_section: Callable[[tuple[str, str], str], bool] | None = None
         if store is not None:
             for _, raw in store.scan(keyspace.RULES, keyspace.end(keyspace.RULES)):
                 try:
@@ -445,7 +452,7 @@ class UrlLearner:
         if section in sections or len(sections) >= MAX_SECTIONS_SAMPLED:
             return False
         sections.add(section)
-        return True
+        return self.first_section is None or self.first_section(pair, section)
 
     def _sample_interval(self, rule: Rule) -> int:
         """One in this many would-be skips is fetched: one in as many copies as the rule
@@ -512,12 +519,7 @@ class UrlLearner:
                 self._save(reverse)
                 self._changed()
             return True
-        if settled or reverse is None:
-            chosen = True
-        elif reverse.duplicates != rule.duplicates:
-            chosen = reverse.duplicates < rule.duplicates
-        else:
-            chosen = self._rank[reverse.identity] > self._rank[rule.identity]
+        chosen = True if settled or reverse is None else self._proposed(rule, reverse)
         if chosen and not rule.chosen:  # the first use decides, for good
             rule.chosen = True
             self._save(rule)
@@ -528,12 +530,7 @@ class UrlLearner:
         """``_outvoted``, the choice this worker would make proposed to the others first."""
         assert self.choose is not None
         settled = self._settled_side(rule)
-        if settled is not None:
-            mine = settled
-        elif reverse is None or reverse.duplicates == rule.duplicates:
-            mine = reverse is None or self._rank[reverse.identity] > self._rank[rule.identity]
-        else:
-            mine = reverse.duplicates < rule.duplicates
+        mine = reverse is None or self._proposed(rule, reverse) if settled is None else settled
         copy = self.choose(rule.host, rule.other, rule.host if mine else rule.other)
         if copy == rule.host:
             winner: Rule | None = rule
@@ -544,6 +541,13 @@ class UrlLearner:
             self._save(winner)
             self._changed()
         return copy != rule.host
+
+    def _proposed(self, rule: Rule, reverse: Rule) -> bool:
+        """Whether ``rule.host`` should be the copy when the roles and sizes of
+        ``_settled_side`` do not tell: the host that copied more often, or as often, first."""
+        if rule.duplicates != reverse.duplicates:
+            return reverse.duplicates < rule.duplicates
+        return self._rank[reverse.identity] > self._rank[rule.identity]
 
     def _settled_side(self, rule: Rule) -> bool | None:
         """Whether ``rule.host`` is the copy of ``rule.other`` by the roles they already
@@ -601,7 +605,7 @@ class UrlLearner:
             return self._observe_new(parts)
         content_page = is_content_page(parts)
         for rule in self._rules_for_pair(parts, original):
-            rule.record(duplicate=True, content_page=content_page)
+            self._record(rule, duplicate=True, content_page=content_page)
             if rule.kind == "trap":
                 rule.exemplar = original.url
             elif rule.kind == "mirror":
@@ -620,12 +624,14 @@ class UrlLearner:
                 weakened.append(rule)
         in_force = [rule for rule in weakened if self._learned(rule)]
         for rule in weakened:
-            rule.record(duplicate=False)
+            self._record(rule, duplicate=False)
             self._save(rule)
         if weakened:
             self._changed()
         if self.news is not None and in_force:  # at once: the others stop betting on it
-            self.news.announce(self._with_reverses(in_force), learned=False)
+            self.news.announce(
+                self._with_reverses(in_force), learned=False, tally=self.evidence.own
+            )
         return weakened
 
     def _contradicted_on_host(self, parts: UrlParts, rules: Iterable[Rule]) -> list[Rule]:
@@ -661,11 +667,11 @@ class UrlLearner:
         if rule is None:
             return []
         rule.waits = False
-        rule.record(duplicate=False)
+        self._record(rule, duplicate=False)
         self._save(rule)
         self._changed()
         if self.news is not None:
-            self.news.announce(self._with_reverses([rule]), learned=False)
+            self.news.announce(self._with_reverses([rule]), learned=False, tally=self.evidence.own)
         return [rule]
 
     def refresh(self) -> list[Rule]:
@@ -674,32 +680,41 @@ class UrlLearner:
         and no longer do, because another worker saw one fail."""
         if self.news is None or not self.news.due():
             return []
-        self.news.announce(self._with_reverses(self.learned_rules()), learned=True)
+        changed = [rule for i in self.evidence.changed() if (rule := self._rules.get(i))]
+        # Now and then every learned rule (in force at once on a worker that joined late),
+        # then those whose evidence changed here, the most recent first, as many as one
+        # entry holds.
+        learned = self.learned_rules() if self.news.learned_due() else []
+        announced = self._with_reverses([*learned, *reversed(changed)])
+        self.news.announce(announced, learned=True, tally=self.evidence.own)
         weakened = []
         for announcement in self.news.read():
             for remote in announcement.rules:
                 known = self._find(remote)
                 stood = known is not None and self._learned(known)
-                local = self._merge(remote)
+                tally = announcement.tallies.get(remote.identity)
+                local = self._merge(remote, announcement.author, tally)
                 if stood and local is not None and not self._learned(local):
                     weakened.append(local)
         self._changed()
         return weakened
 
-    def _merge(self, remote: Rule) -> Rule | None:
-        """Another worker's evidence for a rule, taken in: a failure it saw and this
-        worker did not (more new pages) ends this worker's run of copies too; with the
-        same failures, the longer run counts. Not saved: its worker saved it."""
+    def _merge(self, remote: Rule, author: str, tally: Tally | None) -> Rule | None:
+        """Another worker's rule, taken in: what it saw itself since its last announcement
+        (``tally``) adds to this worker's counts, and a new page it saw ends the run here
+        too (``url/evidence.py``). Not saved: its worker saved its own evidence."""
         probe = Rule(remote.kind, remote.host, remote.other, remote.names, remote.template)
         local = self._find_or_add(probe)
         if local is None:
             return None
-        if remote.uniques > local.uniques:
-            local.uniques, local.streak = remote.uniques, remote.streak
-        elif remote.uniques == local.uniques:
-            local.streak = max(local.streak, remote.streak)
-        local.duplicates = max(local.duplicates, remote.duplicates)
-        local.content_duplicates = max(local.content_duplicates, remote.content_duplicates)
+        if tally is not None:
+            added = self.evidence.take(author, local.identity, tally)
+            local.duplicates += added.duplicates
+            local.uniques += added.uniques
+            local.content_duplicates += added.content_duplicates
+            local.streak = added.streak if added.ended else local.streak + added.streak
+        else:  # a worker of an earlier version: the larger count of the two
+            _take_larger(local, remote)
         for value in remote.values:
             local.saw_value(value)
         local.waits = local.waits and remote.waits  # its bet waited in vain: none here
@@ -775,6 +790,13 @@ class UrlLearner:
             self._mirrors_of.setdefault(rule.other, []).append(rule)
         return rule
 
+    def _record(self, rule: Rule, *, duplicate: bool, content_page: bool = False) -> None:
+        """A verdict this worker saw: in the rule's counts, and in its own tally for the
+        other workers (``refresh``)."""
+        rule.record(duplicate, content_page=content_page)
+        if self.news is not None:
+            self.evidence.record(rule.identity, duplicate=duplicate, content_page=content_page)
+
     def _changed(self) -> None:
         """Evidence changed a rule: which rules are in force is worked out afresh."""
         self._in_force_of.clear()
@@ -799,6 +821,18 @@ class UrlLearner:
                     for identity, rule in unsaved.items()
                 }
             )
+
+
+def _take_larger(local: Rule, remote: Rule) -> None:
+    """Another worker's counts without its own tally: a failure it saw and this worker
+    did not (more new pages) ends the run here too; with the same failures, the longer
+    run counts."""
+    if remote.uniques > local.uniques:
+        local.uniques, local.streak = remote.uniques, remote.streak
+    elif remote.uniques == local.uniques:
+        local.streak = max(local.streak, remote.streak)
+    local.duplicates = max(local.duplicates, remote.duplicates)
+    local.content_duplicates = max(local.content_duplicates, remote.content_duplicates)
 
 
 def is_content_page(parts: UrlParts) -> bool:
