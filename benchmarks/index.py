@@ -2,6 +2,11 @@
 
     python3 benchmarks/index.py --sizes 100000,1000000,10000000 [--queries 5000]
 
+``leveldb`` answers look-ups from its permuted tables held in memory (``memtables.py``),
+``leveldb-scan`` from the store's buckets, as before issue 37 (``SIMDEDUP_TABLE_MEMORY_MB =
+0``); both are closed after the adds and reopened before the queries (``open s``: reading
+the tables into memory at open).
+
 Every implementation runs in its own process (so peak RSS is its own), stores the same N
 random 64-bit fingerprints and answers the same queries: half are stored fingerprints with
 0-3 bits flipped, half random. Each prints a checksum of its answers; the table says whether
@@ -34,16 +39,23 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from scrapy_simdedup.index.handle import SimHashIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 K = 3
-IMPLEMENTATIONS = ("leveldb", "memory", "numpy-tables", "numpy-scan", "simhash-package")
+IMPLEMENTATIONS = (
+    "leveldb", "leveldb-scan", "memory", "numpy-tables", "numpy-scan", "simhash-package",
+)  # fmt: skip
 REDIS_IMPLEMENTATIONS = ("redis", "redis-1-clients", "redis-4-clients", "redis-8-clients")
-QUERY_OR_ADD = ("leveldb", "memory", "redis")  # in-process stores that also look up and add
+# In-process stores that also look up and add:
+QUERY_OR_ADD = ("leveldb", "leveldb-scan", "memory", "redis")
 
 
 def data(size: int, queries: int) -> tuple[np.ndarray, list[int]]:
@@ -77,6 +89,7 @@ def run_one(name: str, size: int, queries: int, scan_queries: int) -> dict[str, 
         start = time.perf_counter()
         build(stored)
         add_seconds = time.perf_counter() - start
+        open_seconds = reopen() if (reopen := _REOPEN.pop(name, None)) else float("nan")
         if name == "numpy-scan":
             asked = asked[:scan_queries]
         latencies, digest, head = [], hashlib.sha256(), ""
@@ -99,6 +112,7 @@ def run_one(name: str, size: int, queries: int, scan_queries: int) -> dict[str, 
         "p50_ms": float(np.percentile(lat, 50)),
         "p99_ms": float(np.percentile(lat, 99)),
         **_query_or_add_figures(qa, sum(qa) / 1e9),
+        "open_s": open_seconds,
         "disk_mb": disk / 2**20,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "checksum": digest.hexdigest()[:12],
@@ -136,31 +150,52 @@ def _query_or_add_figures(latencies: list[int], seconds: float) -> dict[str, flo
     }
 
 
+_REOPEN: dict[str, Callable[[], float]] = {}
+"""Per implementation that can: close the index and open it again; the seconds it took."""
+
+
 def _implementation(name: str, folder: Path, size: int) -> Impl:
-    if name in ("leveldb", "memory", "redis"):
+    if name in ("leveldb", "leveldb-scan", "memory", "redis"):
         from scrapy_simdedup.index.opening import open_index
 
-        location = str(folder / "index") if name == "leveldb" else "memory"
+        location = str(folder / "index") if name.startswith("leveldb") else "memory"
         server = None
         if name == "redis":
             server = _redis_server(folder)
             location = server[1]
-        index = open_index(location, max_distance=K, memory_limit=10 * size + 10)
+        scan = {"table_memory": 0} if name == "leveldb-scan" else {}  # else the default
+
+        def opened() -> SimHashIndex:
+            return open_index(location, max_distance=K, memory_limit=10 * size + 10, **scan)
+
+        held = [opened()]
 
         def build(stored: np.ndarray) -> None:
             for i, fp in _fingerprints(stored):
-                index.add(fp, str(i))
+                held[0].add(fp, str(i))
+
+        def reopen() -> float:
+            held[0].close()
+            start = time.perf_counter()
+            held[0] = opened()
+            return time.perf_counter() - start
+
+        if name.startswith("leveldb"):
+            _REOPEN[name] = reopen
 
         def close() -> None:
-            index.close()
+            held[0].close()
             if server:
                 server[0][0].terminate()
                 server[0][0].wait()
 
         def query(fp: int) -> list[int]:
-            return [int(m.key) for m in index.query(fp)]
+            return [int(m.key) for m in held[0].query(fp)]
 
-        return build, query, close, index.query_or_add
+        def query_or_add(fp: int, key: str) -> object:
+            return held[0].query_or_add(fp, key)
+
+        return build, query, close, query_or_add
     if name == "numpy-scan":
         held: list[np.ndarray] = []
 
@@ -384,7 +419,8 @@ def main() -> None:
         print(json.dumps(run_one(args.run, args.size, args.queries, args.scan_queries)))
         return
     print(f"{'N':>10} {'implementation':16} {'adds/s':>10} {'queries/s':>10} {'p50 ms':>8} "
-          f"{'p99 ms':>8} {'qadds/s':>9} {'qa p99':>7} {'disk MB':>8} {'RSS MB':>8}  "
+          f"{'p99 ms':>8} {'qadds/s':>9} {'qa p99':>7} {'open s':>7} {'disk MB':>8} "
+          f"{'RSS MB':>8}  "
           "answers")  # fmt: skip
     for size in (int(s) for s in args.sizes.split(",")):
         _compare(size, args, args.only.split(","))
@@ -409,7 +445,8 @@ def _compare(size: int, args: argparse.Namespace, names: Iterable[str]) -> None:
             f"{size:>10,} {name:16} {adds:>10} {result['queries_per_s']:>10,.0f} "
             f"{result['p50_ms']:>8.3f} {result['p99_ms']:>8.3f} "
             f"{_figure(result['qadds_per_s'], 9, ',.0f')} "
-            f"{_figure(result['qadd_p99_ms'], 7, '.3f')} {result['disk_mb']:>8.1f} "
+            f"{_figure(result['qadd_p99_ms'], 7, '.3f')} "
+            f"{_figure(result.get('open_s', math.nan), 7, '.2f')} {result['disk_mb']:>8.1f} "
             f"{result['peak_rss_mb']:>8.0f}  {'same' if agree else 'DIFFERENT'}",
             flush=True,
         )

@@ -17,6 +17,7 @@ from scrapy_simdedup.errors import SettingError
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
 from scrapy_simdedup.index.heartbeats import DEFAULT_TIMEOUT
 from scrapy_simdedup.index.location import REDIS_SCHEMES, STORE_KINDS, redacted
+from scrapy_simdedup.index.memtables import DEFAULT_TABLE_MEMORY
 from scrapy_simdedup.index.stores.memory import DEFAULT_MAX_KEYS
 from scrapy_simdedup.index.tables import MAX_DISTANCE
 from scrapy_simdedup.url.deadlines import Budget
@@ -93,6 +94,11 @@ class SimDedupConfig:
     memory_limit: int = DEFAULT_MAX_KEYS
     """Keys the memory store may hold; past it the spider closes with
     ``simdedup_store_error``."""
+    table_memory_mb: int = DEFAULT_TABLE_MEMORY // 2**20
+    """MB the content index's permuted tables may take in memory (and as much the URL
+    index's), 0 for none: on LevelDB and the memory store look-ups search sorted arrays
+    there (8 bytes per entry, 32 per page with 4 tables; 10M pages about 320 MB), not the
+    store's buckets. An index that outgrows it scans the store again, as on Redis."""
     sync: bool = False
     """Flush every add to disk, so adds survive a power loss, not only a crash."""
     fingerprint_process: bool = True
@@ -161,6 +167,7 @@ class SimDedupConfig:
         _range("SIMDEDUP_MAX_TEXT_CHARS", self.max_text_chars, 1_000, 100_000_000)
         _range("SIMDEDUP_EXPECTED_PAGES", self.expected_pages, 1, 10**12)
         _range("SIMDEDUP_MEMORY_LIMIT", self.memory_limit, 1_000, 10**10)
+        _range("SIMDEDUP_TABLE_MEMORY_MB", self.table_memory_mb, 0, 10**7)
         _choice("SIMDEDUP_URL_MODE", self.url_mode, URL_MODES)
         _shared_index(self)
         if self.redis_prefix is not None and (

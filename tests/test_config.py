@@ -66,6 +66,10 @@ def test_values_are_read_with_their_types() -> None:
             "SIMDEDUP_HTML_CONTENT must be one of 'main', 'page'; got 'article'",
         ),
         ({"SIMDEDUP_DIR": ""}, "SIMDEDUP_DIR must be a non-empty path"),
+        (
+            {"SIMDEDUP_TABLE_MEMORY_MB": -1},
+            "SIMDEDUP_TABLE_MEMORY_MB must be between 0 and 10,000,000; got -1",
+        ),
         ({"SIMDEDUP_DIR": 5}, "SIMDEDUP_DIR must be a string, got 5"),
         ({"SIMDEDUP_CONTENT_MAX_DISTANSE": 2}, "did you mean SIMDEDUP_CONTENT_MAX_DISTANCE"),
         ({"SIMDEDUP_FOO": 1}, "SIMDEDUP_FOO is not a scrapy-simdedup setting"),

@@ -174,7 +174,8 @@ class SimHashIndex:
             raise StoreDamagedError(
                 f"{self.location} has an unreadable {namespace!r} design ({exc})"
             ) from None
-        return PermutedIndex(self._open().store, design, namespace=namespace)
+        core = self._open()
+        return PermutedIndex(core.store, design, namespace, table_memory=core.table_memory)
 
     def companion(
         self, namespace: bytes, max_distance: int, expected_size: int = DEFAULT_EXPECTED_SIZE
@@ -211,7 +212,7 @@ class SimHashIndex:
                 if not stored.get(MARKS_FIELD):
                     core.store.write({record_key: recorded})
                 design = TableDesign(stored["max_distance"], stored["blocks"])
-        return PermutedIndex(core.store, design, namespace=namespace)
+        return PermutedIndex(core.store, design, namespace, table_memory=core.table_memory)
 
     def __len__(self) -> int:
         return len(self._open())

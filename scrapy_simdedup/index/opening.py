@@ -19,6 +19,7 @@ from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE, SimHashIndex
 from scrapy_simdedup.index.location import DEFAULT_REDIS_PREFIX, StoreLocation
+from scrapy_simdedup.index.memtables import DEFAULT_TABLE_MEMORY
 from scrapy_simdedup.index.params import IndexParams
 from scrapy_simdedup.index.permuted import (
     PermutedIndex,
@@ -55,6 +56,7 @@ def open_index(
     memory_limit: int = DEFAULT_MAX_KEYS,
     prefix: str = DEFAULT_REDIS_PREFIX,
     blocks: int | None = None,
+    table_memory: int = DEFAULT_TABLE_MEMORY,
 ) -> SimHashIndex:
     """Open (or create) a SimHash index.
 
@@ -67,6 +69,8 @@ def open_index(
     pass it only to insist on a value.
     ``sync=True`` flushes every add to disk (survives power loss, not just a crash).
     ``blocks`` overrides the design's block count (``open_stored_index`` passes the stored one).
+    ``table_memory``: bytes the permuted tables of a LevelDB or memory index may take in
+    memory, read from the store now (``memtables.py``), 0 for none.
 
     Raises ``StoreMismatchError`` when the store was made with other parameters,
     ``StoreLockedError``, ``ForeignFolderError`` or ``StoreDamagedError`` otherwise.
@@ -82,7 +86,7 @@ def open_index(
     where = StoreLocation.parse(location, prefix=prefix)
     if where.kind == "memory":
         store = open_store("memory", max_keys=memory_limit)
-        core = PermutedIndex(store, design)
+        core = PermutedIndex(store, design, table_memory=table_memory)
         return SimHashIndex(core, _establish(store, asked, seed), tokenizer, store.close)
     if where.kind == "redis":
         store = open_store("redis", url=where.address, prefix=where.prefix)
@@ -99,10 +103,11 @@ def open_index(
             store = open_store("leveldb", path=folder, sync=sync)
             try:
                 params = _establish(store, asked, seed)
+                core = PermutedIndex(store, design, table_memory=table_memory)  # reads tables
             except BaseException:
                 store.close()
                 raise
-            shared = _shared[folder] = _Shared(PermutedIndex(store, design), params, 0)
+            shared = _shared[folder] = _Shared(core, params, 0)
         else:
             _check(folder, shared.params, asked, seed)
         shared.users += 1

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.index import keyspace, shared
+from scrapy_simdedup.index.memtables import DEFAULT_TABLE_MEMORY, MemoryTables, memory_tables
 from scrapy_simdedup.index.progress import Progress, Report
 from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.index.tables import BITS, TableDesign
@@ -93,8 +94,17 @@ class Verification:
 class PermutedIndex:
     """Near look-up (``near``) and insertion (``add``) of 64-bit fingerprints in a store."""
 
-    def __init__(self, store: Store, design: TableDesign, namespace: bytes = b"") -> None:
-        """``namespace`` prefixes every key, so several indexes can share one store."""
+    def __init__(
+        self,
+        store: Store,
+        design: TableDesign,
+        namespace: bytes = b"",
+        *,
+        table_memory: int = DEFAULT_TABLE_MEMORY,
+    ) -> None:
+        """``namespace`` prefixes every key, so several indexes can share one store.
+        ``table_memory``: bytes the tables may take in memory on a store this process
+        owns (``memtables.py``; read from the store here, at open), 0 for none."""
         self.store = store
         self.design = design
         self.namespace = namespace
@@ -109,6 +119,10 @@ class PermutedIndex:
             (namespace + keyspace.TABLE + bytes([i]), BITS - table.prefix_bits)
             for i, table in enumerate(design.tables)
         ]
+        self.table_memory = table_memory
+        self.tables: MemoryTables | None = None
+        if self._atomic is None:
+            self.tables = memory_tables(store, namespace, design, table_memory)
 
     def __len__(self) -> int:
         return _number(self.store.get(self._count_key))
@@ -117,9 +131,15 @@ class PermutedIndex:
         """Every stored document within ``design.max_distance`` bits, nearest first."""
         _check_fingerprint(fingerprint)
         limit = self.design.max_distance
-        permuted, ranges = self.probe_ranges(fingerprint)
+        permuted = self.permuted(fingerprint)
+        hits = None if self.tables is None else self.tables.hits(permuted, limit)
+        if hits is None:
+            keys = self.store.keys(self._bucket_ranges(permuted))
+        elif hits:
+            keys = self.store.keys(self._value_ranges(hits))
+        else:
+            return []
         at = self._at
-        keys = self.store.keys(ranges)
         try:
             found = {
                 key[at + 10 :]: distance
@@ -140,14 +160,32 @@ class PermutedIndex:
 
     def probe_ranges(self, fingerprint: int) -> tuple[list[int], list[tuple[bytes, bytes]]]:
         """Per table: the permuted fingerprint, and the key range of its prefix's bucket."""
-        permuted = [table.apply(fingerprint) for table in self.design.tables]
+        permuted = self.permuted(fingerprint)
+        return permuted, self._bucket_ranges(permuted)
+
+    def permuted(self, fingerprint: int) -> list[int]:
+        """The fingerprint as each table permutes it, in table order."""
+        return [table.apply(fingerprint) for table in self.design.tables]
+
+    def _bucket_ranges(self, permuted: list[int]) -> list[tuple[bytes, bytes]]:
         ranges = []
         for value, (head, shift) in zip(permuted, self._ranges, strict=True):
             low = value >> shift << shift
             high = low + (1 << shift)
             stop = head + high.to_bytes(8, "big") if high < _TOP else _next_head(head)
             ranges.append((head + low.to_bytes(8, "big"), stop))
-        return permuted, ranges
+        return ranges
+
+    def _value_ranges(self, hits: list[tuple[int, int]]) -> list[tuple[bytes, bytes]]:
+        """The key range of each (table, permuted value) the memory tables found: the
+        entries of the documents holding it."""
+        ranges = []
+        for table, value in hits:
+            head = self._ranges[table][0]
+            after = value + 1
+            stop = head + after.to_bytes(8, "big") if after < _TOP else _next_head(head)
+            ranges.append((head + value.to_bytes(8, "big"), stop))
+        return ranges
 
     @property
     def namespace_length(self) -> int:
@@ -196,15 +234,22 @@ class PermutedIndex:
         old, count = self.store.get_many([self._doc + doc_key, self._count_key])
         puts = dict(along or {})
         deletes: list[bytes] = []
+        moved: list[int] = []
         if old != record:
             puts[self._doc + doc_key] = record
             if old is None:
                 puts[self._count_key] = (_number(count) + 1).to_bytes(8, "big")
             else:
-                deletes = self.table_keys(int.from_bytes(old[:8], "big"), doc_key)
-            puts.update(dict.fromkeys(self.table_keys(fingerprint, doc_key), b""))
+                moved = self.permuted(int.from_bytes(old[:8], "big"))
+                deletes = self._keys_of(moved, doc_key)
+            permuted = self.permuted(fingerprint)
+            puts.update(dict.fromkeys(self._keys_of(permuted, doc_key), b""))
+            if self.tables is not None:  # in memory before the store: never one short
+                self.tables.add(permuted)
         if puts or deletes:
             self.store.write(puts, deletes)
+        if moved and self.tables is not None:
+            self.tables.remove(moved)
 
     def query_or_add(
         self,
@@ -324,9 +369,11 @@ class PermutedIndex:
             old = self.store.get(self._doc + doc_key)
             if old is None:
                 return False
-            fingerprint = int.from_bytes(old[:8], "big")
-            deletes = [self._doc + doc_key, *self.table_keys(fingerprint, doc_key)]
+            permuted = self.permuted(int.from_bytes(old[:8], "big"))
+            deletes = [self._doc + doc_key, *self._keys_of(permuted, doc_key)]
             self.store.write({self._count_key: (len(self) - 1).to_bytes(8, "big")}, deletes)
+            if self.tables is not None:
+                self.tables.remove(permuted)
             return True
 
     def sentence_owner(self, hashes: Iterable[int]) -> str | None:
@@ -473,6 +520,8 @@ class PermutedIndex:
             checked.done()
             puts[self._count_key] = documents.to_bytes(8, "big")
             flush(force=True)
+            if self.tables is not None:  # its writes bypassed them: read them again
+                self.tables.read(self.store, self.namespace)
         return Repaired(documents, added, removed, bad_records)
 
     def _entry_has_document(self, key: bytes) -> bool:
@@ -507,9 +556,12 @@ class PermutedIndex:
 
     def table_keys(self, fingerprint: int, doc_key: bytes) -> list[bytes]:
         """The document's entry in each table, in table order."""
+        return self._keys_of(self.permuted(fingerprint), doc_key)
+
+    def _keys_of(self, permuted: list[int], doc_key: bytes) -> list[bytes]:
         return [
-            head + table.apply(fingerprint).to_bytes(8, "big") + doc_key
-            for table, (head, _) in zip(self.design.tables, self._ranges, strict=True)
+            head + value.to_bytes(8, "big") + doc_key
+            for value, (head, _) in zip(permuted, self._ranges, strict=True)
         ]
 
 

@@ -99,6 +99,7 @@ class DedupState:
                 tokenizer=Tokenizer(cjk=self.config.cjk, weighting=self.config.weighting),  # type: ignore[arg-type]
                 sync=self.config.sync,
                 memory_limit=self.config.memory_limit,
+                table_memory=self.config.table_memory_mb * 2**20,
             )
         except BaseException:
             self._unclaim_folder()
