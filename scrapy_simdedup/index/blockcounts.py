@@ -18,10 +18,14 @@ Bounded: a host counts at most ``MAX_HOST_BLOCKS`` distinct blocks and the store
 ``MAX_STORE_BLOCKS``; beyond, blocks already counted go on being counted and new ones are
 not. A template shows on a site's first pages, so it is learned before the bound; a site
 first met after the store's bound is judged without a learned template (see docs/known-limits.md).
+
+On a store this process owns (LevelDB, memory) the counts are read through an exact copy
+in memory (``blockcache.py``); on Redis, which other workers write too, from the store.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 import mmh3
@@ -30,8 +34,9 @@ from scrapy_simdedup.index import keyspace
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
+    from scrapy_simdedup.index.blockcache import BlockCache
     from scrapy_simdedup.index.permuted import PermutedIndex
 
 MAX_COUNT = 255
@@ -44,17 +49,24 @@ is its template from its third page on."""
 
 
 class BlockCounts:
-    """Per-host block counts in the content index's store."""
+    """Per-host block counts in the content index's store; on a store this process owns,
+    read through an exact in-memory copy (``BlockCache``) shared by every handle on it."""
 
-    def __init__(self, core: PermutedIndex, seed: int) -> None:
+    def __init__(self, core: PermutedIndex, seed: int, cache: BlockCache | None = None) -> None:
         self._core = core
         self._seed = seed
+        self._cache = cache
 
     @property
     def lock(self) -> threading.RLock:
-        """The index's thread lock: ``counted`` and the batch that writes its puts, held
+        """The index's thread lock: ``counting`` and the batch that writes its puts, held
         together, are one step for the threads of this process (as ``count_page`` is)."""
         return self._core.lock
+
+    @property
+    def held_in_memory(self) -> int:
+        """Blocks whose counts the in-memory copy holds now (0 on a shared store)."""
+        return self._cache.held if self._cache is not None else 0
 
     def _prefix(self, host: str) -> bytes:
         digest = mmh3.hash64(host.encode("utf-8", "surrogatepass"), self._seed, signed=False)[0]
@@ -63,9 +75,16 @@ class BlockCounts:
     def counts(self, host: str, blocks: Iterable[int]) -> dict[int, int]:
         """Pages of ``host`` carrying each block (absent: none)."""
         prefix = self._prefix(host)
-        unique = list(set(blocks))
-        values = self._core.store.get_many([prefix + block.to_bytes(8, "big") for block in unique])
-        return {block: raw[0] for block, raw in zip(unique, values, strict=True) if raw}
+        unique = set(blocks)
+        if self._cache is not None:
+            with self.lock:
+                copied = self._cache.host(prefix)
+                if copied is not None:
+                    held = copied.counts
+                    return {block: held[block] for block in unique if block in held}
+        ordered = list(unique)
+        values = self._core.store.get_many([prefix + block.to_bytes(8, "big") for block in ordered])
+        return {block: raw[0] for block, raw in zip(ordered, values, strict=True) if raw}
 
     def template(self, host: str, blocks: Iterable[int]) -> frozenset[int]:
         """The blocks that are part of ``host``'s template."""
@@ -80,22 +99,34 @@ class BlockCounts:
         lower bound). Workers sharing a store (Redis) count without a lock, for the same
         reason: two that count one block at once may count it once, and the per-host and
         per-store limits may be passed by the blocks of the pages counted at that moment."""
-        with self.lock:  # no lock across workers: see the docstring
-            puts = self.counted(host, blocks, counts)
+        with self.counting(host, blocks, counts) as puts:  # no lock across workers: see above
             if puts:
                 self._core.store.write(puts)
 
-    def counted(
+    @contextlib.contextmanager
+    def counting(
         self, host: str, blocks: Iterable[int], counts: dict[int, int] | None = None
-    ) -> dict[bytes, bytes]:
+    ) -> Iterator[dict[bytes, bytes]]:
         """The puts ``count_page`` writes, for a caller that writes them in one batch with
-        its own (what was read meanwhile is lost the same way)."""
-        prefix, store = self._prefix(host), self._core.store
+        its own inside the ``with`` block (what was read meanwhile is lost the same way).
+        Held under the index's lock; the in-memory copy takes the puts when the block ends
+        without an error, the batch written."""
+        with self.lock:
+            puts = self._counted(host, blocks, counts)
+            yield puts
+            if self._cache is not None and puts:
+                self._cache.written(puts)
+
+    def _counted(
+        self, host: str, blocks: Iterable[int], counts: dict[int, int] | None
+    ) -> dict[bytes, bytes]:
+        prefix = self._prefix(host)
+        unique = set(blocks)
         if counts is None:
-            counts = self.counts(host, blocks)
-        known = [b for b in set(blocks) if 0 < counts.get(b, 0) < MAX_COUNT]
-        new = [b for b in set(blocks) if b not in counts]
-        in_host, in_store = map(_number, store.get_many([prefix, keyspace.BLOCKS]))
+            counts = self.counts(host, unique)
+        known = [b for b in unique if 0 < counts.get(b, 0) < MAX_COUNT]
+        new = [b for b in unique if b not in counts]
+        in_host, in_store = self._totals(prefix)
         new = new[: max(0, min(MAX_HOST_BLOCKS - in_host, MAX_STORE_BLOCKS - in_store))]
         puts = {prefix + b.to_bytes(8, "big"): bytes([counts[b] + 1]) for b in known}
         puts.update((prefix + b.to_bytes(8, "big"), b"\x01") for b in new)
@@ -103,6 +134,13 @@ class BlockCounts:
             puts[prefix] = (in_host + len(new)).to_bytes(4, "big")
             puts[keyspace.BLOCKS] = (in_store + len(new)).to_bytes(4, "big")
         return puts
+
+    def _totals(self, prefix: bytes) -> tuple[int, int]:
+        """Blocks counted for the host and in the store."""
+        if self._cache is not None and (copied := self._cache.host(prefix)) is not None:
+            return copied.total, self._cache.in_store()
+        in_host, in_store = self._core.store.get_many([prefix, keyspace.BLOCKS])
+        return _number(in_host), _number(in_store)
 
 
 def _number(raw: bytes | None) -> int:
