@@ -54,7 +54,7 @@ def test_cached_counts_are_the_stores_after_judging_and_after_reopening(tmp_path
         for host, blocks in seen:
             cached = index.blocks.counts(host, blocks)
             assert cached == _uncached(index).counts(host, blocks)
-            assert max(cached.values()) == 30  # the host's template, on each of its pages
+            assert max(cached.values()) == min(30, MAX_COUNT)  # its template, on each page
 
 
 @pytest.mark.parametrize("bound", [40, 400])
@@ -95,6 +95,8 @@ def test_a_killed_judge_leaves_counts_of_exactly_the_pages_it_stored(tmp_path: P
         acknowledged = [read_line(writer.stdout, 60, "a judged page").strip() for _ in range(150)]
         writer.send_signal(signal.SIGKILL)
         writer.wait(timeout=30)
+        rest = writer.stdout.read()  # what it acknowledged while the lines above were read
+        acknowledged += [line for line in rest.split("\n")[:-1] if line]
     finally:
         writer.kill()
         writer.wait(timeout=30)
@@ -110,7 +112,7 @@ def test_a_killed_judge_leaves_counts_of_exactly_the_pages_it_stored(tmp_path: P
         for host, blocks in _page_blocks(judge, stored):
             counted = expected.setdefault(host, {})
             for block in set(blocks):
-                counted[block] = counted.get(block, 0) + 1
+                counted[block] = min(MAX_COUNT, counted.get(block, 0) + 1)
         for host, blocks in _page_blocks(judge, texts[: len(stored) + 3]):
             want = {b: n for b, n in expected.get(host, {}).items() if b in blocks}
             assert index.blocks.counts(host, blocks) == want

@@ -27,8 +27,6 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.index import keyspace
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from scrapy_simdedup.index.stores.base import Store
 
 MAX_CACHED_BLOCKS = 250_000
@@ -90,24 +88,22 @@ class BlockCache:
             self._in_store = _number(self._store.get(keyspace.BLOCKS))
         return self._in_store
 
-    def written(self, puts: Mapping[bytes, bytes]) -> None:
-        """Take block-count puts the store has just written."""
-        grown = False
-        for key, value in puts.items():
-            if key == keyspace.BLOCKS:
-                self._in_store = _number(value)
-                continue
-            copied = self._hosts.get(key[:_HOST_KEY])
-            if copied is None or not key.startswith(keyspace.BLOCKS):
-                continue
-            if len(key) == _HOST_KEY:
-                copied.total = _number(value)
-            elif len(key) == _BLOCK_KEY:
-                block = int.from_bytes(key[_HOST_KEY:], "big")
-                if block not in copied.counts:
-                    self._held += 1
-                    grown = True
-                copied.counts[block] = value[0]
+    def written(
+        self, prefix: bytes, counts: dict[int, int], totals: tuple[int, int] | None
+    ) -> None:
+        """Take the counts of a host's blocks the store has just written, and the host's
+        and the store's numbers of blocks (``totals``) when they changed."""
+        if totals is not None:
+            self._in_store = totals[1]
+        copied = self._hosts.get(prefix)
+        if copied is None:
+            return
+        if totals is not None:
+            copied.total = totals[0]
+        held = len(copied.counts)
+        copied.counts.update(counts)
+        grown = len(copied.counts) - held
+        self._held += grown
         if grown and self._held > self.max_blocks:
             self._drop_until(self.max_blocks * 3 // 4)
 

@@ -109,31 +109,37 @@ class BlockCounts:
     ) -> Iterator[dict[bytes, bytes]]:
         """The puts ``count_page`` writes, for a caller that writes them in one batch with
         its own inside the ``with`` block (what was read meanwhile is lost the same way).
-        Held under the index's lock; the in-memory copy takes the puts when the block ends
-        without an error, the batch written."""
+        Held under the index's lock; the in-memory copy takes the counts when the block
+        ends without an error, the batch written."""
         with self.lock:
-            puts = self._counted(host, blocks, counts)
+            prefix = self._prefix(host)
+            raised, totals = self._counted(prefix, host, blocks, counts)
+            puts = {prefix + b.to_bytes(8, "big"): bytes([n]) for b, n in raised.items()}
+            if totals is not None:
+                puts[prefix] = totals[0].to_bytes(4, "big")
+                puts[keyspace.BLOCKS] = totals[1].to_bytes(4, "big")
             yield puts
             if self._cache is not None and puts:
-                self._cache.written(puts)
+                self._cache.written(prefix, raised, totals)
 
     def _counted(
-        self, host: str, blocks: Iterable[int], counts: dict[int, int] | None
-    ) -> dict[bytes, bytes]:
-        prefix = self._prefix(host)
+        self, prefix: bytes, host: str, blocks: Iterable[int], counts: dict[int, int] | None
+    ) -> tuple[dict[int, int], tuple[int, int] | None]:
+        """Each block's count one page later, and the host's and the store's numbers of
+        blocks when new ones are counted. A block at ``MAX_COUNT`` stays there."""
         unique = set(blocks)
         if counts is None:
             counts = self.counts(host, unique)
-        known = [b for b in unique if 0 < counts.get(b, 0) < MAX_COUNT]
+        raised = {b: counts[b] + 1 for b in unique if 0 < counts.get(b, 0) < MAX_COUNT}
         new = [b for b in unique if b not in counts]
+        if not new:
+            return raised, None
         in_host, in_store = self._totals(prefix)
         new = new[: max(0, min(MAX_HOST_BLOCKS - in_host, MAX_STORE_BLOCKS - in_store))]
-        puts = {prefix + b.to_bytes(8, "big"): bytes([counts[b] + 1]) for b in known}
-        puts.update((prefix + b.to_bytes(8, "big"), b"\x01") for b in new)
-        if new:
-            puts[prefix] = (in_host + len(new)).to_bytes(4, "big")
-            puts[keyspace.BLOCKS] = (in_store + len(new)).to_bytes(4, "big")
-        return puts
+        if not new:
+            return raised, None
+        raised.update(dict.fromkeys(new, 1))
+        return raised, (in_host + len(new), in_store + len(new))
 
     def _totals(self, prefix: bytes) -> tuple[int, int]:
         """Blocks counted for the host and in the store."""
