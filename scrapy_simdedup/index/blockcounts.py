@@ -3,7 +3,7 @@
 Kept in the store beside the content index, so a resumed or distributed crawl knows the
 templates its earlier runs and other workers saw:
 
-    b <host hash:8> <block hash:8>  ->  pages carrying it, one byte (capped at 255)
+    b <host hash:8> <block hash:8>  ->  pages carrying it, one byte (capped at MAX_COUNT)
     b <host hash:8>                 ->  blocks counted for the host, 4 bytes
     b                               ->  blocks counted in the store, 4 bytes
 
@@ -39,7 +39,11 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.blockcache import BlockCache
     from scrapy_simdedup.index.permuted import PermutedIndex
 
-MAX_COUNT = 255
+MAX_COUNT = 8
+"""A block counted on this many pages of its host is settled: its count is no longer
+raised, as no verdict reads more than ``TEMPLATE_PAGES`` of it (so a site's template is not
+written again with each of its pages: issue 37). Stores of earlier versions hold counts up
+to 255, which stay as they are."""
 MAX_HOST_BLOCKS = 20_000
 MAX_STORE_BLOCKS = 2_000_000
 TEMPLATE_PAGES = 2
