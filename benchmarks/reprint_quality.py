@@ -10,7 +10,8 @@ dropped). ``--before`` names a checkout of an earlier revision (``git worktree a
 /tmp/before REV``): the same rows are judged by that revision's code in a subprocess, and
 printed beside. The helper's CPU per judged page is printed for both, and the crawl's
 process's per decision (the texts fingerprinted beforehand) on a memory index and on a
-LevelDB folder, where the content judge's store work is a crawl's.
+LevelDB folder, where the content judge's store work is a crawl's, and on LevelDB for the
+template-heavy pages of ``templated.py``.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def judged(count: int) -> dict[str, dict[str, float]]:
         "fingerprint_ms": _fingerprint_ms(count),
         "decide_ms": _decide_ms(count),
         "decide_leveldb_ms": _decide_ms(count, on_disk=True),
+        "decide_templated_ms": _decide_templated_ms(),
     }
     return results
 
@@ -91,6 +93,30 @@ def _decide_ms(count: int, *, on_disk: bool = False) -> float:
                     pages += len(done)
         rounds.append(1000 * elapsed / pages)
     return sorted(rounds)[2]
+
+
+def _decide_templated_ms() -> float:
+    """``_decide_ms`` on LevelDB for template-heavy pages (``templated.py``: products and
+    forum threads whose long shared blocks are their sites' templates, with copies),
+    shuffled as ``quality.py`` feeds them."""
+    import random
+
+    from benchmarks.templated import templated_pages
+    from scrapy_simdedup.index.opening import open_index
+    from scrapy_simdedup.judges.content import ContentJudge
+
+    pages = templated_pages(200, 200)
+    random.Random(1).shuffle(pages)
+    rounds = []
+    for _ in range(3):
+        with tempfile.TemporaryDirectory() as folder, open_index(f"{folder}/t") as index:
+            judge = ContentJudge(index)
+            done = [(page.url, judge.fingerprinted(page.text)) for page in pages]
+            started = time.process_time()
+            for key, fingerprinted in done:
+                judge.judge(fingerprinted, key)
+            rounds.append(1000 * (time.process_time() - started) / len(done))
+    return sorted(rounds)[1]
 
 
 def _fingerprint_ms(count: int) -> float:
@@ -187,7 +213,8 @@ def main() -> None:
     print(cpu)
     for name, what in (("fingerprint_ms", "fingerprinting (the helper's work)"),
                        ("decide_ms", "deciding (the crawl's process)"),
-                       ("decide_leveldb_ms", "deciding on LevelDB")):  # fmt: skip
+                       ("decide_leveldb_ms", "deciding on LevelDB"),
+                       ("decide_templated_ms", "deciding templated pages on LevelDB")):  # fmt: skip
         line = f"{what} per page: {now['cpu'][name]:.3f} ms"
         if earlier and name in earlier["cpu"]:
             line += f" (before: {earlier['cpu'][name]:.3f} ms)"
