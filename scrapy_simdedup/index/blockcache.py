@@ -15,8 +15,8 @@ Bounded: at most ``MAX_CACHED_BLOCKS`` blocks are held (about 90 bytes each, so 
 22 MB). A host is copied only when it fits, making room by dropping hosts idle for
 ``IDLE_READS`` reads; a host that grows past the bound drops the least recently read
 hosts down to three quarters of it. A host with no copy is read from the store, as it
-always was. So a crawl of many large hosts at once reads the store as before, and never
-spends more on scanning hosts in again than on counting the blocks that crowded them out.
+always was. So a crawl of many large hosts at once reads the store as before, and a host
+is scanned in again only once it idled or a quarter of the bound was counted anew.
 """
 
 from __future__ import annotations
