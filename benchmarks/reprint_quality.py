@@ -8,7 +8,10 @@ template shows from its third page on) and fresh (each case in an index of its o
 rows should be dropped (target: at least 97%, 95% for cut reprints), the rest kept (0
 dropped). ``--before`` names a checkout of an earlier revision (``git worktree add
 /tmp/before REV``): the same rows are judged by that revision's code in a subprocess, and
-printed beside. The helper's CPU per judged page is printed for both.
+printed beside. The helper's CPU per judged page is printed for both, and the crawl's
+process's per decision (the texts fingerprinted beforehand) on a memory index and on a
+LevelDB folder, where the content judge's store work is a crawl's, and on LevelDB for the
+template-heavy pages of ``templated.py``.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -58,14 +62,16 @@ def judged(count: int) -> dict[str, dict[str, float]]:
         "ms_per_page": 1000 * (time.process_time() - started) / pages,
         "fingerprint_ms": _fingerprint_ms(count),
         "decide_ms": _decide_ms(count),
+        "decide_leveldb_ms": _decide_ms(count, on_disk=True),
+        "decide_templated_ms": _decide_templated_ms(),
     }
     return results
 
 
-def _decide_ms(count: int) -> float:
+def _decide_ms(count: int, *, on_disk: bool = False) -> float:
     """CPU per page of the content judge's decision (the crawl's process's work), the
     texts fingerprinted beforehand: the originals, then the portal's typical reprints, on
-    a memory index; the median of 5 rounds."""
+    a memory index (``on_disk``: a LevelDB folder, as a crawl's); the median of 5 rounds."""
     from scrapy_simdedup.index.opening import open_index
     from scrapy_simdedup.judges.content import ContentJudge
 
@@ -73,19 +79,44 @@ def _decide_ms(count: int) -> float:
     for _ in range(5):
         pages = 0
         elapsed = 0.0
-        for articles in (portal.chinese_news(count), portal.english_news(count)):
-            with open_index("memory") as index:
-                judge = ContentJudge(index)
-                texts = [(f"{portal.NEWS_HOST}a/{i}", a.text) for i, a in enumerate(articles)]
-                texts += [c.page for c in portal.portal_cases(articles, "typical")]
-                done = [(key, judge.fingerprinted(text)) for key, text in texts]
-                started = time.process_time()
-                for key, fingerprinted in done:
-                    judge.judge(fingerprinted, key)
-                elapsed += time.process_time() - started
-                pages += len(done)
+        with tempfile.TemporaryDirectory() as folder:
+            for n, articles in enumerate((portal.chinese_news(count), portal.english_news(count))):
+                with open_index(f"{folder}/{n}" if on_disk else "memory") as index:
+                    judge = ContentJudge(index)
+                    texts = [(f"{portal.NEWS_HOST}a/{i}", a.text) for i, a in enumerate(articles)]
+                    texts += [c.page for c in portal.portal_cases(articles, "typical")]
+                    done = [(key, judge.fingerprinted(text)) for key, text in texts]
+                    started = time.process_time()
+                    for key, fingerprinted in done:
+                        judge.judge(fingerprinted, key)
+                    elapsed += time.process_time() - started
+                    pages += len(done)
         rounds.append(1000 * elapsed / pages)
     return sorted(rounds)[2]
+
+
+def _decide_templated_ms() -> float:
+    """``_decide_ms`` on LevelDB for template-heavy pages (``templated.py``: products and
+    forum threads whose long shared blocks are their sites' templates, with copies),
+    shuffled as ``quality.py`` feeds them."""
+    import random
+
+    from benchmarks.templated import templated_pages
+    from scrapy_simdedup.index.opening import open_index
+    from scrapy_simdedup.judges.content import ContentJudge
+
+    pages = templated_pages(200, 200)
+    random.Random(1).shuffle(pages)
+    rounds = []
+    for _ in range(3):
+        with tempfile.TemporaryDirectory() as folder, open_index(f"{folder}/t") as index:
+            judge = ContentJudge(index)
+            done = [(page.url, judge.fingerprinted(page.text)) for page in pages]
+            started = time.process_time()
+            for key, fingerprinted in done:
+                judge.judge(fingerprinted, key)
+            rounds.append(1000 * (time.process_time() - started) / len(done))
+    return sorted(rounds)[1]
 
 
 def _fingerprint_ms(count: int) -> float:
@@ -181,9 +212,11 @@ def main() -> None:
         cpu += f" (before: {earlier['cpu']['ms_per_page']:.2f} ms)"
     print(cpu)
     for name, what in (("fingerprint_ms", "fingerprinting (the helper's work)"),
-                       ("decide_ms", "deciding (the crawl's process)")):  # fmt: skip
+                       ("decide_ms", "deciding (the crawl's process)"),
+                       ("decide_leveldb_ms", "deciding on LevelDB"),
+                       ("decide_templated_ms", "deciding templated pages on LevelDB")):  # fmt: skip
         line = f"{what} per page: {now['cpu'][name]:.3f} ms"
-        if earlier:
+        if earlier and name in earlier["cpu"]:
             line += f" (before: {earlier['cpu'][name]:.3f} ms)"
         print(line)
 

@@ -117,6 +117,8 @@ def test_block_counts_are_per_host_capped_and_kept_in_the_store(tmp_path: Path) 
         counted = index.blocks.counts("shop.example", [1, 2])
         assert counted == {1: TEMPLATE_PAGES, 2: TEMPLATE_PAGES - 1}
         assert index.blocks.counts("busy.example", [7]) == {7: MAX_COUNT}
+        with index.blocks.counting("busy.example", [7]) as puts:
+            assert puts == {}  # settled: a host's template is not written again
         assert len(index) == 0  # counts are no pages
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from scrapy_simdedup.fingerprint.tokens import Tokenizer
+    from scrapy_simdedup.index.blockcache import BlockCache
     from scrapy_simdedup.index.params import IndexParams
     from scrapy_simdedup.index.progress import Report
     from scrapy_simdedup.index.stores.base import Store
@@ -55,12 +56,16 @@ class SimHashIndex:
         params: IndexParams,
         tokenizer: Tokenizer,
         release: Callable[[], None],
+        block_cache: BlockCache | None = None,
     ) -> None:
+        """``block_cache``: the copy of the block counts every handle on ``core`` shares
+        (``open_index`` makes one for a store this process owns)."""
         self._core: PermutedIndex | None = core
         self.params = params
         self.tokenizer = tokenizer
         self.location = core.store.location
         self._release = release
+        self._blocks = BlockCounts(core, params.seed, block_cache)
 
     @property
     def seed(self) -> int:
@@ -137,7 +142,7 @@ class SimHashIndex:
     ) -> str | None:
         """Exact look-up by the text's ``exact_hash``: the first key, or None if new (and now
         stored). The only look-up for texts too short to fingerprint; a shortcut for others.
-        ``along``: store puts (``BlockCounts.counted``) written first or in the same batch."""
+        ``along``: store puts (``BlockCounts.counting``) written first or in the same batch."""
         return self._open().exact_or_add(operator.index(digest), key, along=along)
 
     def exact_owner(self, digest: int) -> str | None:
@@ -151,7 +156,8 @@ class SimHashIndex:
     @property
     def blocks(self) -> BlockCounts:
         """How many stored pages of each host carry each block (its learned template)."""
-        return BlockCounts(self._open(), self.seed)
+        self._open()
+        return self._blocks
 
     def verify(self, progress: Report | None = None) -> Verification:
         """Check that every document is in every table and no entry is orphaned;

@@ -7,6 +7,7 @@ on it is closed.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import threading
@@ -17,6 +18,7 @@ from scrapy_simdedup.errors import StoreDamagedError, StoreError, StoreMismatchE
 from scrapy_simdedup.fingerprint.simhash import DEFAULT_TOKENIZER
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.blockcache import BlockCache
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE, SimHashIndex
 from scrapy_simdedup.index.location import DEFAULT_REDIS_PREFIX, StoreLocation
 from scrapy_simdedup.index.memtables import DEFAULT_TABLE_MEMORY
@@ -39,6 +41,7 @@ class _Shared:
     core: PermutedIndex
     params: IndexParams
     users: int
+    block_cache: BlockCache
 
 
 _shared: dict[str, _Shared] = {}
@@ -87,7 +90,8 @@ def open_index(
     if where.kind == "memory":
         store = open_store("memory", max_keys=memory_limit)
         core = PermutedIndex(store, design, table_memory=table_memory)
-        return SimHashIndex(core, _establish(store, asked, seed), tokenizer, store.close)
+        params = _establish(store, asked, seed)
+        return SimHashIndex(core, params, tokenizer, store.close, BlockCache(store))
     if where.kind == "redis":
         store = open_store("redis", url=where.address, prefix=where.prefix)
         try:
@@ -107,11 +111,12 @@ def open_index(
             except BaseException:
                 store.close()
                 raise
-            shared = _shared[folder] = _Shared(core, params, 0)
+            shared = _shared[folder] = _Shared(core, params, 0, BlockCache(store))
         else:
             _check(folder, shared.params, asked, seed)
         shared.users += 1
-    return SimHashIndex(shared.core, shared.params, tokenizer, lambda: _release(folder))
+    release = functools.partial(_release, folder)
+    return SimHashIndex(shared.core, shared.params, tokenizer, release, shared.block_cache)
 
 
 def open_stored_index(

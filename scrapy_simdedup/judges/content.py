@@ -252,8 +252,7 @@ class ContentJudge:
         if not found.claimed:  # else the look-up that stored it took them at once
             self.index.record_sentences(done.sentences - templates.skipped_sentences, key)
         self._remember(key, fingerprint.exact)
-        with blocks.lock:
-            counts = blocks.counted(templates.host, done.blocks.templates, templates.counts)
+        with blocks.counting(templates.host, done.blocks.templates, templates.counts) as counts:
             # Last, with the counts (one batch): never an exact entry without its page.
             self.index.exact_or_add(fingerprint.exact, key, along=counts)
 
