@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from scrapy_simdedup.fingerprint.volatile import masked
+from scrapy_simdedup.fingerprint.volatile import _has_digit, masked
 
 
 @pytest.mark.parametrize(
@@ -38,3 +40,12 @@ def test_lines_that_differ_in_their_words_stay_apart(first: str, second: str) ->
 def test_a_line_without_figures_is_itself() -> None:
     line = "Mirror hosted by Example Labs."
     assert masked(line) is line
+
+
+@given(st.text(max_size=80))
+def test_a_line_is_masked_exactly_when_it_holds_a_digit_of_any_script(line: str) -> None:
+    """The regex short cut finds what ``str.isdigit`` finds: superscripts, fullwidth and
+    Arabic-Indic digits too."""
+    assert _has_digit(line) == any(c.isdigit() for c in line)
+    for digit in ("²", "１", "٣", "7"):
+        assert _has_digit(line + digit)

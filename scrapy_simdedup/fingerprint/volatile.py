@@ -26,6 +26,8 @@ _MONTH = re.compile(
 )
 
 
+_DIGIT = re.compile(r"\d")
+
 _VOLATILE = re.compile(
     r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}"  # dates
     r"|\b\d{1,2}:\d{2}\b"  # times of day
@@ -40,6 +42,15 @@ def is_volatile(line: str) -> bool:
 
 def masked(line: str) -> str:
     """``line`` with its volatile tokens replaced; the line itself when it has none."""
-    if not any(c.isdigit() for c in line):
+    if not _has_digit(line):
         return line
     return _MONTH.sub("M", _NUMBER.sub("0", _ID.sub("#", line)))
+
+
+def _has_digit(line: str) -> bool:
+    """``any(c.isdigit() for c in line)``, a regex search first: most lines of a page are
+    read here, and a generator per character was a fifth of a page's fingerprinting. An
+    ASCII line holds no other digits than ``\\d`` finds (superscripts are not ASCII)."""
+    if _DIGIT.search(line):
+        return True
+    return not line.isascii() and any(map(str.isdigit, line))

@@ -23,16 +23,17 @@ from __future__ import annotations
 import bisect
 import logging
 import threading
+from array import array
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from weakref import WeakKeyDictionary
-
-import numpy as np
 
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.tables import BITS
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from scrapy_simdedup.index.stores.base import Store
     from scrapy_simdedup.index.tables import TableDesign
 
@@ -48,19 +49,33 @@ copy of it: about 0.1 s per table at 10M pages, so 6 us per add); about 100 byte
 meanwhile, so at most about 26 MB with 4 tables."""
 _TOP = 1 << BITS
 _SMALL = 48  # buckets this small are checked in Python: numpy's calls cost more
-_popcount = getattr(np, "bitwise_count", None)  # numpy >= 2.0
+
+
+def _numpy() -> Any:
+    """numpy, imported once a table holds entries: a crawl whose index stays small (most
+    of them) never loads it in its process, nor has its objects walked by every full
+    garbage collection (``tests/crawl/test_crawl.py``); until then a table is an empty
+    ``array`` of the same values."""
+    import numpy
+
+    return numpy
+
+
+def _empty() -> array[int]:
+    return array("Q")
 
 
 class _Table:
     """One table: the sorted array, additions by bucket, removals not merged yet."""
 
-    def __init__(self, shift: int, values: np.ndarray) -> None:
+    def __init__(self, shift: int, values: np.ndarray | array[int]) -> None:
         self.shift = shift
         self._hold(values)
 
-    def _hold(self, values: np.ndarray) -> None:
+    def _hold(self, values: np.ndarray | array[int]) -> None:
         self.array = values
-        self.view = values.data  # bisect on it beats numpy's call for one value
+        # bisect on a memoryview beats numpy's call for one value
+        self.view = values if isinstance(values, array) else values.data
         self.added: dict[int, list[int]] = {}
         self.removed: list[int] = []
         self.pending = 0
@@ -73,9 +88,11 @@ class _Table:
         low = query >> self.shift << self.shift
         start = bisect.bisect_left(self.view, low)
         stop = bisect.bisect_left(self.view, low + (1 << self.shift), start)
-        if stop - start > _SMALL and _popcount is not None:
+        popcount = None if isinstance(self.array, array) else _popcount()
+        if stop - start > _SMALL and popcount is not None:
             bucket = self.array[start:stop]
-            near = set(bucket[_popcount(bucket ^ np.uint64(query)) <= limit].tolist())
+            np = _numpy()
+            near = set(bucket[popcount(bucket ^ np.uint64(query)) <= limit].tolist())
         else:
             near = {v for v in self.view[start:stop].tolist() if (v ^ query).bit_count() <= limit}
         for value in self.added.get(query >> self.shift, ()):
@@ -100,11 +117,12 @@ class _Table:
     def _settle(self) -> None:
         if self.pending + len(self.removed) < MAX_PENDING:
             return
-        array = _without(self.array, self.removed)
+        np = _numpy()
+        merged = _without(np.asarray(self.array, dtype=np.uint64), self.removed)
         if self.pending:
             added = np.array(sorted(v for bucket in self.added.values() for v in bucket), np.uint64)
-            array = np.insert(array, np.searchsorted(array, added), added)
-        self._hold(array)
+            merged = np.insert(merged, np.searchsorted(merged, added), added)
+        self._hold(merged)
 
 
 class MemoryTables:
@@ -144,7 +162,7 @@ class MemoryTables:
                 tables.append(_Table(shift, values))
             self._tables = tables
 
-    def _read_table(self, store: Store, head: bytes) -> np.ndarray | None:
+    def _read_table(self, store: Store, head: bytes) -> np.ndarray | array[int] | None:
         """The values of one table in key order (so sorted), None past ``limit``. Read a
         256th at a time through ``store.keys``: a scan's generator costs more than the
         read (10M pages took 44 s so)."""
@@ -157,12 +175,14 @@ class MemoryTables:
             whole = [key for key in keys if len(key) >= at + 8]
             self.malformed += len(keys) - len(whole)
             raw = b"".join([key[at : at + 8] for key in whole])
-            chunks.append(np.frombuffer(raw, ">u8").astype(np.uint64))
+            if raw:
+                np = _numpy()
+                chunks.append(np.frombuffer(raw, ">u8").astype(np.uint64))
             held += len(raw)
             if held > self.limit:
                 self._give_up()
                 return None
-        return np.concatenate(chunks)
+        return _numpy().concatenate(chunks) if chunks else _empty()
 
     def add(self, permuted: list[int]) -> None:
         """One page's values, one per table: before the store's write."""
@@ -204,15 +224,19 @@ class MemoryTables:
         self._tables = None
 
 
-def _without(array: np.ndarray, removed: list[int]) -> np.ndarray:
-    """``array`` with one occurrence of each of ``removed`` taken out."""
+def _without(values: np.ndarray, removed: list[int]) -> np.ndarray:
+    """``values`` with one occurrence of each of ``removed`` taken out."""
     gone: list[int] = []
     for value, count in Counter(removed).items():
-        start = bisect.bisect_left(array.data, value)
+        start = bisect.bisect_left(values.data, value)
         stop = start + count
-        if stop <= len(array) and int(array[stop - 1]) == value:
+        if stop <= len(values) and int(values[stop - 1]) == value:
             gone.extend(range(start, stop))
-    return np.delete(array, gone) if gone else array
+    return _numpy().delete(values, gone) if gone else values
+
+
+def _popcount() -> Any:
+    return getattr(_numpy(), "bitwise_count", None)  # numpy >= 2.0
 
 
 _registry: WeakKeyDictionary[object, dict[bytes, MemoryTables]] = WeakKeyDictionary()
