@@ -174,3 +174,21 @@ def test_removed_entries_leave_the_arrays(tmp_path: Path, monkeypatch: pytest.Mo
         stored = sum(1 for _ in store.scan(b"t", b"u"))
         held = index.tables.entries()
         assert stored <= held <= stored + 7 * len(DESIGN.tables)
+
+
+def test_tables_read_at_open_past_their_limit_together_give_way_to_the_scan(
+    tmp_path: Path,
+) -> None:
+    """The limit is for all tables together: four tables each under it but together over
+    it are not held (each table alone used to be measured against the whole limit)."""
+    rng = random.Random(7)
+    with _store("leveldb", tmp_path / "a") as store:
+        writer = PermutedIndex(store, DESIGN, table_memory=0)
+        _churn([writer], rng, 60)
+    entries = len(DESIGN.tables) * 60
+    with _store("leveldb", tmp_path / "a") as store:
+        index = PermutedIndex(store, DESIGN, table_memory=entries * 8 // 2)  # two tables' worth
+        assert index.tables is not None and not index.tables.active
+    with _store("leveldb", tmp_path / "a") as store:
+        index = PermutedIndex(store, DESIGN, table_memory=entries * 8 + 8)
+        assert index.tables is not None and index.tables.active

@@ -200,3 +200,86 @@ def test_a_worker_that_joins_late_counts_the_others_copies_at_their_next_announc
     one.refresh()
     three.refresh()
     assert three.decide(asked, at_hand, tally=False).skip
+
+
+def test_copies_announced_before_a_new_page_was_heard_of_do_not_revive_the_rule(
+    store: RedisStore,
+) -> None:
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    two, fetched_two = _worker(store, clock)
+    _copies(one, fetched_one, range(10))
+    one.refresh()
+    two.refresh()
+    # After a new page the rule covers only values its copies showed (``specific``).
+    asked, at_hand = url_parts(f"{SITE}/p/99?sid=1"), {f"{SITE}/p/99"}
+    assert two.decide(asked, at_hand, tally=False).skip
+    _copies(two, fetched_two, range(20, 23))  # not announced yet
+    fetched_one.update({f"{SITE}/p/7?sid=7", f"{SITE}/p/7"})
+    one.observe(url_parts(f"{SITE}/p/7?sid=7"), None)  # a new page: announced at once
+    assert not one.decide(asked, at_hand, tally=False).skip
+    clock.now += 2.0
+    two.refresh()  # announces its three copies, then reads one's new page
+    assert not two.decide(asked, at_hand, tally=False).skip
+    one.refresh()  # reads two's three copies: made before two heard of the new page
+    assert not one.decide(asked, at_hand, tally=False).skip
+
+
+def test_a_new_page_where_a_rule_is_not_in_force_yet_reaches_the_others_at_once(
+    store: RedisStore,
+) -> None:
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    two, fetched_two = _worker(store, clock)
+    # After a new page the rule covers only the values its copies showed (``specific``).
+    asked, at_hand = url_parts(f"{SITE}/p/99?sid=5"), {f"{SITE}/p/99"}
+    _copies(one, fetched_one, range(3))
+    fetched_one.update({f"{SITE}/p/7?sid=7", f"{SITE}/p/7"})
+    one.observe(url_parts(f"{SITE}/p/7?sid=7"), None)  # a new page: announced at once
+    _copies(one, fetched_one, range(20, 22))  # learning again on one: not in force
+    assert not one.decide(asked, at_hand, tally=False).skip
+    two.refresh()
+    _copies(two, fetched_two, range(3, 13))  # in force on two
+    assert two.decide(asked, at_hand, tally=False).skip
+    fetched_one.update({f"{SITE}/p/8?sid=21", f"{SITE}/p/8"})  # a value one's copies showed
+    one.observe(url_parts(f"{SITE}/p/8?sid=21"), None)  # no refresh on one meanwhile
+    clock.now += 2.0
+    two.refresh()
+    assert not two.decide(asked, at_hand, tally=False).skip
+
+
+def test_a_late_worker_does_not_count_twice_the_copies_it_read_from_the_store(
+    store: RedisStore,
+) -> None:
+    """Worker one saved four copies of the mirror (two of content pages: not enough for a
+    mirror rule). Worker two, started later, read them from the store; one's announcement
+    of its totals must not count them again there."""
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    mirror = "http://m.example"
+    for path in ("p/1", "p/2", "terms", "about", "privacy"):
+        copy, original = f"{mirror}/{path}", f"{SITE}/{path}"
+        fetched_one.update({copy, original})
+        one.observe(url_parts(copy), url_parts(original))
+        if path == "about":
+            one.save()
+            two, _ = _worker(store, clock)  # reads four copies from the store
+    one.refresh()
+    two.refresh()
+    (rule,) = [rule for rule in two.rules() if rule.kind == "mirror"]
+    assert (rule.duplicates, rule.content_duplicates) == (4, 2)
+    asked, at_hand = url_parts(f"{mirror}/p/99"), {f"{SITE}/p/99"}
+    assert not two.decide(asked, at_hand, tally=False).skip
+
+
+def test_rules_one_entry_cannot_hold_are_announced_next_time(store: RedisStore) -> None:
+    from scrapy_simdedup.url.evidence import Tally
+    from scrapy_simdedup.url.learner import Rule
+    from scrapy_simdedup.url.news import MAX_RULES_PER_ENTRY
+
+    news = RuleNews(store)
+    rules = [
+        Rule("trap", SITE, template=f"a.example/t{n}/{{n}}") for n in range(MAX_RULES_PER_ENTRY + 2)
+    ]
+    left = news.announce(rules, learned=True, tally=lambda identity: Tally())
+    assert left == rules[MAX_RULES_PER_ENTRY:]

@@ -154,20 +154,22 @@ class MemoryTables:
         with self.lock:
             self._tables = None
             self.malformed = 0
-            tables = []
+            tables: list[_Table] = []
             for i, shift in enumerate(self._shifts):
-                values = self._read_table(store, namespace + keyspace.TABLE + bytes([i]))
+                # the limit is for all the tables together
+                held = sum(len(table) for table in tables) * ENTRY_BYTES
+                values = self._read_table(store, namespace + keyspace.TABLE + bytes([i]), held)
                 if values is None:
                     return
                 tables.append(_Table(shift, values))
             self._tables = tables
 
-    def _read_table(self, store: Store, head: bytes) -> np.ndarray | array[int] | None:
+    def _read_table(self, store: Store, head: bytes, held: int) -> np.ndarray | array[int] | None:
         """The values of one table in key order (so sorted), None past ``limit``. Read a
         256th at a time through ``store.keys``: a scan's generator costs more than the
         read (10M pages took 44 s so)."""
         at = len(head)
-        chunks, held = [], self.nbytes()
+        chunks = []
         for first in range(256):
             start = head + bytes([first])
             stop = head + bytes([first + 1]) if first < 255 else keyspace.end(head)

@@ -259,6 +259,7 @@ class UrlLearner:
         self.overflow = 0  # rules not learned because MAX_RULES were held
         self.malformed = 0  # stored rule records that could not be read
         self._rules: dict[str, Rule] = {}
+        self._stored: set[str] = set()  # rules read from the store at the start
         self._rank: dict[str, int] = {}  # identity -> order of first evidence
         self._by_host: dict[str, list[Rule]] = {}
         self._mirrors_of: dict[str, list[Rule]] = {}  # original host -> its mirror rules
@@ -286,6 +287,7 @@ class UrlLearner:
                 if probation:
                     rule.streak = 0
                 self._remember(rule)
+                self._stored.add(rule.identity)
 
     def rules(self) -> list[Rule]:
         """Every rule with evidence, learned or not."""
@@ -622,16 +624,13 @@ class UrlLearner:
         for rule in self._mirrors_of.get(parts.host, ()):
             if self.fetched(parts.with_host(rule.host)):
                 weakened.append(rule)
-        in_force = [rule for rule in weakened if self._learned(rule)]
         for rule in weakened:
             self._record(rule, duplicate=False)
             self._save(rule)
         if weakened:
             self._changed()
-        if self.news is not None and in_force:  # at once: the others stop betting on it
-            self.news.announce(
-                self._with_reverses(in_force), learned=False, tally=self.evidence.own
-            )
+        if self.news is not None and weakened:  # at once: the others stop betting on it
+            self._announce(weakened, learned=False)
         return weakened
 
     def _contradicted_on_host(self, parts: UrlParts, rules: Iterable[Rule]) -> list[Rule]:
@@ -671,7 +670,7 @@ class UrlLearner:
         self._save(rule)
         self._changed()
         if self.news is not None:
-            self.news.announce(self._with_reverses([rule]), learned=False, tally=self.evidence.own)
+            self._announce([rule], learned=False)
         return [rule]
 
     def refresh(self) -> list[Rule]:
@@ -681,12 +680,11 @@ class UrlLearner:
         if self.news is None or not self.news.due():
             return []
         changed = [rule for i in self.evidence.changed() if (rule := self._rules.get(i))]
-        # Now and then every learned rule (in force at once on a worker that joined late),
-        # then those whose evidence changed here, the most recent first, as many as one
-        # entry holds.
+        # The rules whose evidence changed here, the most recent first, then now and then
+        # every learned rule (in force at once on a worker that joined late); what one
+        # entry cannot hold goes next time.
         learned = self.learned_rules() if self.news.learned_due() else []
-        announced = self._with_reverses([*learned, *reversed(changed)])
-        self.news.announce(announced, learned=True, tally=self.evidence.own)
+        self._announce([*reversed(changed), *learned], learned=True)
         weakened = []
         for announcement in self.news.read():
             for remote in announcement.rules:
@@ -708,7 +706,8 @@ class UrlLearner:
         if local is None:
             return None
         if tally is not None:
-            added = self.evidence.take(author, local.identity, tally)
+            stored = local.identity in self._stored
+            added = self.evidence.take(author, local.identity, tally, stored=stored)
             local.duplicates += added.duplicates
             local.uniques += added.uniques
             local.content_duplicates += added.content_duplicates
@@ -789,6 +788,13 @@ class UrlLearner:
         if rule.kind == "mirror":
             self._mirrors_of.setdefault(rule.other, []).append(rule)
         return rule
+
+    def _announce(self, rules: list[Rule], *, learned: bool) -> None:
+        """Announce ``rules`` (and the reverses of mirrors) with this worker's tallies."""
+        assert self.news is not None
+        own = self.evidence.own
+        left = self.news.announce(self._with_reverses(rules), learned=learned, tally=own)
+        self.evidence.changed_again([rule.identity for rule in left])
 
     def _record(self, rule: Rule, *, duplicate: bool, content_page: bool = False) -> None:
         """A verdict this worker saw: in the rule's counts, and in its own tally for the

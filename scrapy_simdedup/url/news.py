@@ -97,8 +97,10 @@ class RuleNews:
 
     def announce(
         self, rules: Iterable[Rule], *, learned: bool, tally: Callable[[str], Tally]
-    ) -> None:
-        """Announce ``rules``, each with this worker's own ``tally`` of it."""
+    ) -> list[Rule]:
+        """Announce ``rules``, each with this worker's own ``tally`` of it; returns those
+        one entry could not hold (``MAX_RULES_PER_ENTRY``), to announce next time."""
+        rules = list(rules)
         # With whether a mirror still waits for originals not queued and whether a trap
         # stopped: not evidence (not stored), but this crawl's findings, which the other
         # workers need not make again.
@@ -109,13 +111,14 @@ class RuleNews:
                 "stopped": rule.stopped,
                 "tally": tally(rule.identity).to_list(),
             }
-            for rule in rules
-        ][:MAX_RULES_PER_ENTRY]
+            for rule in rules[:MAX_RULES_PER_ENTRY]
+        ]
         if data:
             entry = {"by": self.author, "learned": learned, "rules": data}
             self.store.append(
                 keyspace.RULE_NEWS_COUNT, keyspace.RULE_NEWS, json.dumps(entry).encode(), KEEP
             )
+        return rules[MAX_RULES_PER_ENTRY:]
 
     def read(self) -> list[Announcement]:
         """The other workers' announcements since the last read, oldest first."""
