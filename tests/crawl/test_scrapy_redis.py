@@ -8,6 +8,7 @@ linked again with a session id, index pages with sort orders. Each worker closes
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,12 @@ from tests.support.redisworkers import Run, contents_of, kept_contents, run_work
 pytestmark = pytest.mark.timeout(1800)
 
 AVOIDED_SHARE = 0.7
-"""Two workers avoid at least this share of the fetches one worker avoids (measured over ten
-runs: 0.82 to 1.03, median about 0.92). Not always all: until a rule is learned, two
-workers fetch copies twice as fast as one, and the order in which a loaded machine serves
-the site moves either figure by 10-20% from run to run."""
+"""Two workers avoid at least this share of the fetches one worker avoids (typical rounds
+0.93-0.97, see docs/known-limits.md). Not always all: until a rule is learned, two workers
+have twice the requests in flight. And in about one round in ten, of either kind, the order
+of fetches makes the wrong host of a mirror pair the copy, which costs 100-700 fetches; so
+when one round falls short, ``ROUNDS`` rounds are run and their medians compared."""
+ROUNDS = 3
 
 
 def test_two_workers_keep_every_page_and_avoid_fetches_like_one(
@@ -29,30 +32,38 @@ def test_two_workers_keep_every_page_and_avoid_fetches_like_one(
 ) -> None:
     built = build_sites(traps=True)
     sites = {name: built[name] for name in ("original", "mirror", "partial")}
+    avoided: dict[int, list[int]] = {1: [], 2: []}
     with serve_sites(sites) as served:
+        contents = contents_of(sites, served)
         plain = run_workers(redis_url, served, tmp_path, "plain", workers=1, plugin=False)
-        one = run_workers(redis_url, served, tmp_path, "one", workers=1, plugin=True)
-        two = run_workers(redis_url, served, tmp_path, "two", workers=2, plugin=True)
-    for run in (plain, one, two):
-        for crawl in run.workers:
-            assert crawl.returncode == 0, crawl.log[-3000:]
-            assert "Traceback" not in crawl.log, crawl.log[-3000:]
-            assert crawl.stats.get("finish_reason") == "finished", crawl.log[-3000:]
-    contents = contents_of(sites, served)
-    distinct = kept_contents(plain.items(), contents)
-    assert len(distinct) >= 100, "plain scrapy-redis crawled the site"
-    for run in (one, two):
-        assert distinct <= kept_contents(run.items(), contents)  # no distinct page lost
-    _no_reissue_dropped(one)
-    _no_reissue_dropped(two)
-    _one_crawl(two)
-    fetched = {name: run.total("downloader/request_count") for name, run in
-               (("plain", plain), ("one", one), ("two", two))}  # fmt: skip
-    avoided_one = fetched["plain"] - fetched["one"]
-    avoided_two = fetched["plain"] - fetched["two"]
-    print("fetches:", fetched, "avoided by one worker:", avoided_one, "by two:", avoided_two)
-    assert avoided_one > 0
-    assert avoided_two >= AVOIDED_SHARE * avoided_one, fetched
+        _finished(plain)
+        distinct = kept_contents(plain.items(), contents)
+        assert len(distinct) >= 100, "plain scrapy-redis crawled the site"
+        fetched_plain = plain.total("downloader/request_count")
+        for n in range(ROUNDS):
+            for workers in (1, 2):
+                run = run_workers(
+                    redis_url, served, tmp_path, f"r{n}-{workers}", workers=workers, plugin=True
+                )
+                _finished(run)
+                assert distinct <= kept_contents(run.items(), contents)  # no distinct page lost
+                _no_reissue_dropped(run)
+                if workers == 2:
+                    _one_crawl(run)
+                avoided[workers].append(fetched_plain - run.total("downloader/request_count"))
+            print("fetches avoided by one worker and by two:", avoided)
+            if avoided[2][0] >= AVOIDED_SHARE * avoided[1][0]:
+                break  # the first round shows it: no need for medians
+    one, two = statistics.median(avoided[1]), statistics.median(avoided[2])
+    assert one > 0
+    assert two >= AVOIDED_SHARE * one, avoided
+
+
+def _finished(run: Run) -> None:
+    for crawl in run.workers:
+        assert crawl.returncode == 0, crawl.log[-3000:]
+        assert "Traceback" not in crawl.log, crawl.log[-3000:]
+        assert crawl.stats.get("finish_reason") == "finished", crawl.log[-3000:]
 
 
 def _no_reissue_dropped(run: Run) -> None:
