@@ -88,8 +88,8 @@ class _Table:
         low = query >> self.shift << self.shift
         start = bisect.bisect_left(self.view, low)
         stop = bisect.bisect_left(self.view, low + (1 << self.shift), start)
-        popcount = None if isinstance(self.array, array) else _popcount()
-        if stop - start > _SMALL and popcount is not None:
+        large = stop - start > _SMALL and not isinstance(self.array, array)
+        if large and (popcount := _popcount()) is not None:  # looked up only for large ones
             bucket = self.array[start:stop]
             np = _numpy()
             near = set(bucket[popcount(bucket ^ np.uint64(query)) <= limit].tolist())
