@@ -34,6 +34,7 @@ URL_FETCHED = "simdedup/url/fetched"
 URL_SAMPLED = "simdedup/url/sampled"
 URL_PARKED = "simdedup/url/parked"  # skipped on a bet, held until it is settled
 URL_PENDING = "simdedup/url/pending"  # skips waiting for a counterpart not yet queued
+URL_EXTENDED = "simdedup/url/extended"  # pending bets given longer: their page's path came
 URL_ALREADY_PARKED = "simdedup/url/already_parked"  # a link again to a request held on a bet
 URL_DEEPER_COUNTERPART = "simdedup/url/deeper_counterpart"  # fetched: DEPTH_LIMIT applies
 URL_CLOSING = "simdedup/url/closing"  # 1 once the crawl's budget left only its reserve

@@ -15,7 +15,7 @@ from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.url.actions import FollowFailed, Reissue, Seen, Skip
 from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.core import UrlCore
-from scrapy_simdedup.url.deadlines import PENDING_SECONDS, Budget
+from scrapy_simdedup.url.deadlines import PENDING_SECONDS, WAITING_SECONDS, Budget
 from scrapy_simdedup.url.judge import UrlJudge
 
 ORIGINAL = "http://a.example"
@@ -146,6 +146,39 @@ def test_a_pending_bet_past_its_deadline_is_reissued_ahead(tmp_path: Path) -> No
         actions = core.tick(force=True)
         assert _reissued(actions) == {f"{MIRROR}/p/9": "overdue"}
         assert all(a.ahead for a in actions if isinstance(a, Reissue)) and lot.kept == {}
+
+
+def test_a_pending_bet_whose_counterparts_path_came_waits_once_more(tmp_path: Path) -> None:
+    """A mirror crawled ahead of its original: its ``?sid=`` page waits for the original's
+    ``?sid=`` page. The original's bare page came by the deadline, so the original's crawl
+    is there: the bet waits as long as one on a counterpart at hand, then no longer."""
+    sid, bare = f"{ORIGINAL}/p/9?sid=1", f"{ORIGINAL}/p/9"
+    with crawl(tmp_path / "db") as (core, lot, tally, clock):
+        _teach_mirror(core)
+        skip = core.scheduled(Seen(f"{MIRROR}/p/9?sid=1", "copy"))
+        assert isinstance(skip, Skip) and skip.pending and skip.counterpart == sid
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/8?sid=1", "other")), Skip)
+        _page(core, bare)  # /p/8 never came
+        clock.now = PENDING_SECONDS + 1
+        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/8?sid=1": "overdue"}
+        assert tally["simdedup/url/extended"] == 1 and f"{MIRROR}/p/9?sid=1" in core.bets
+        clock.now = PENDING_SECONDS + 1 + WAITING_SECONDS  # once only: now re-issued
+        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/9?sid=1": "overdue"}
+        assert lot.kept == {} and tally["simdedup/url/extended"] == 1
+
+
+def test_a_bet_given_longer_is_settled_by_its_counterpart(tmp_path: Path) -> None:
+    sid = f"{ORIGINAL}/p/9?sid=1"
+    with crawl(tmp_path / "db") as (core, lot, tally, clock):
+        _teach_mirror(core)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9?sid=1", "copy")), Skip)
+        _page(core, f"{ORIGINAL}/p/9")
+        clock.now = PENDING_SECONDS + 1
+        assert _reissued(core.tick(force=True)) == {} and tally["simdedup/url/extended"] == 1
+        _page(core, sid, f"{ORIGINAL}/p/9")  # the variant came: a copy of the kept page
+        assert _reissued(core.idle()) == {}
+        core.closed("finished")
+        assert lot.kept == {} and tally["simdedup/url/final"] == 1
 
 
 def test_near_the_end_of_a_page_budget_bets_are_reissued_and_none_made(tmp_path: Path) -> None:

@@ -33,6 +33,8 @@ class Bet(Generic[T]):
     due_seconds: float = math.inf  # due then (seconds into the crawl), or
     due_pages: int = 2**62  # once this many pages were fetched
     past_filter: bool = False  # skipped after the dupefilter saw it: re-issued past it
+    pending: bool = False  # its counterpart was not queued yet when it was made
+    extended: bool = False  # its deadline was put off once (``UrlCore._waiting_longer``)
 
 
 MAX_CHAIN = 4

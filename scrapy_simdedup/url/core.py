@@ -318,7 +318,8 @@ class UrlCore(Generic[T]):
             stands, brought = self.judge.learner.stands, self.judge.brought
             late = self.bets.overdue(progress.seconds, progress.pages, stands, brought)
             actions += self._reissue([b for b in late if not b.rule], "interrupted", ahead=True)
-            actions += self._reissue([b for b in late if b.rule], "overdue", ahead=True)
+            late = self._waiting_longer([b for b in late if b.rule], progress)
+            actions += self._reissue(late, "overdue", ahead=True)
             if closing:
                 spent = self.bets.unsettled(stands, brought)
                 actions += self._reissue(spent, "budget", ahead=True)
@@ -478,7 +479,7 @@ class UrlCore(Generic[T]):
             due = self.deadlines.due(self._progress(), pending=decision.pending)
             bet = Bet(
                 parts.url, rule.identity, decision.counterpart, seen.ticket, *due,
-                past_filter=not scheduling,
+                past_filter=not scheduling, pending=decision.pending,
             )  # fmt: skip
             if parts.url in self.bets or not self._guarded(self.parking.park, bet):
                 return None
@@ -506,6 +507,35 @@ class UrlCore(Generic[T]):
         if follow:
             actions.append(FOLLOW_FAILED)
         return actions
+
+    def _waiting_longer(self, late: list[Bet[T]], progress: Progress) -> list[Bet[T]]:
+        """Of the bets past their deadline, the pending ones whose counterpart's path was
+        brought under another query (a mirror's ``?sid=`` page waits for the original's
+        ``?sid=`` page, and the original's bare page came) wait once more, as long as a bet
+        on a counterpart at hand: the original's crawl reached that page, the link to the
+        variant is on its pages, and it settles the bet when it comes (or, once its
+        parameter is learned to change nothing there, is skipped on the page that came).
+        Re-issued, a mirror crawled ahead of its original fetched such copies by the
+        dozen. Counted as ``simdedup/url/extended``; returns the bets to re-issue now."""
+        if self.closing or not late:
+            return late
+        reissue = []
+        for bet in late:
+            counterpart = bet.counterpart
+            if (
+                bet.pending
+                and not bet.extended
+                and counterpart is not None
+                and "?" in counterpart
+                and self.judge.brought(counterpart.partition("?")[0])
+            ):
+                bet.due_seconds, bet.due_pages = self.deadlines.due(progress, pending=False)
+                bet.extended = True
+                if self.bets.park(bet):
+                    self.tally.inc_value(keys.URL_EXTENDED)
+                    continue
+            reissue.append(bet)
+        return reissue
 
     def _reissue(self, bets: list[Bet[T]], why: str, *, ahead: bool = False) -> list[Action[T]]:
         """The bets taken out, their records forgotten, each counted and made an action."""
