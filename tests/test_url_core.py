@@ -167,6 +167,20 @@ def test_a_pending_bet_whose_counterparts_path_came_waits_once_more(tmp_path: Pa
         assert lot.kept == {} and tally["simdedup/url/extended"] == 1
 
 
+def test_a_pending_bet_whose_counterpart_was_queued_since_waits_once_more(
+    tmp_path: Path,
+) -> None:
+    with crawl(tmp_path / "db") as (core, lot, tally, clock):
+        _teach_mirror(core)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/7", "copy")), Skip)  # pending
+        core.scheduled(Seen(f"{ORIGINAL}/p/7", "original"))  # its link came: queued
+        clock.now = PENDING_SECONDS + 1
+        assert _reissued(core.tick(force=True)) == {} and tally["simdedup/url/extended"] == 1
+        # Still a bet on its counterpart: re-issued the moment that fails.
+        actions = core.fetched(f"{ORIGINAL}/p/7", "original", 404)
+        assert _reissued(actions) == {f"{MIRROR}/p/7": "counterpart_failed"} and lot.kept == {}
+
+
 def test_a_bet_given_longer_is_settled_by_its_counterpart(tmp_path: Path) -> None:
     sid = f"{ORIGINAL}/p/9?sid=1"
     with crawl(tmp_path / "db") as (core, lot, tally, clock):

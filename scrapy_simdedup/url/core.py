@@ -509,14 +509,13 @@ class UrlCore(Generic[T]):
         return actions
 
     def _waiting_longer(self, late: list[Bet[T]], progress: Progress) -> list[Bet[T]]:
-        """Of the bets past their deadline, the pending ones whose counterpart's path was
-        brought under another query (a mirror's ``?sid=`` page waits for the original's
-        ``?sid=`` page, and the original's bare page came) wait once more, as long as a bet
-        on a counterpart at hand: the original's crawl reached that page, the link to the
-        variant is on its pages, and it settles the bet when it comes (or, once its
-        parameter is learned to change nothing there, is skipped on the page that came).
-        Re-issued, a mirror crawled ahead of its original fetched such copies by the
-        dozen. Counted as ``simdedup/url/extended``; returns the bets to re-issue now."""
+        """Of the bets past their deadline, the pending ones whose counterpart is at hand
+        now (queued, or itself a bet) or whose counterpart's path came under another query
+        (a mirror's ``?sid=`` page waits for the original's ``?sid=`` page, and the
+        original's bare page came) wait once more, as long as a bet made on a counterpart
+        at hand: the original's crawl has reached the page. Re-issued, a mirror crawled
+        ahead of its original fetched such copies by the dozen. Counted as
+        ``simdedup/url/extended``; returns the bets to re-issue now."""
         if self.closing or not late:
             return late
         reissue = []
@@ -526,8 +525,10 @@ class UrlCore(Generic[T]):
                 bet.pending
                 and not bet.extended
                 and counterpart is not None
-                and "?" in counterpart
-                and self.judge.brought(counterpart.partition("?")[0])
+                and (
+                    self.judge.covers(counterpart)
+                    or ("?" in counterpart and self.judge.brought(counterpart.partition("?")[0]))
+                )
             ):
                 bet.due_seconds, bet.due_pages = self.deadlines.due(progress, pending=False)
                 bet.extended = True
