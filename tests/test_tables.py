@@ -53,3 +53,14 @@ def test_permutation_is_a_bijection_on_bits() -> None:
 def test_bad_designs_are_refused(max_distance: int, blocks: int, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         TableDesign(max_distance, blocks)
+
+
+@pytest.mark.parametrize("max_distance", [0, 1, 3, 4, 6])
+def test_invert_takes_every_table_back_to_the_fingerprint(max_distance: int) -> None:
+    """The index reads one table per fingerprint the memory tables found (issue 37): it
+    tells the tables' hits of one fingerprint apart by inverting their permutations."""
+    design = choose_design(max_distance, 1_000_000)
+    rng = random.Random(max_distance)
+    for fingerprint in [0, 2**64 - 1, *(rng.getrandbits(64) for _ in range(300))]:
+        for table in design.tables:
+            assert table.invert(table.apply(fingerprint)) == fingerprint

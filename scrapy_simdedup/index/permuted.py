@@ -136,7 +136,7 @@ class PermutedIndex:
         if hits is None:
             keys = self.store.keys(self._bucket_ranges(permuted))
         elif hits:
-            keys = self.store.keys(self._value_ranges(hits))
+            keys = self.store.keys(self._value_ranges(self._one_per_fingerprint(hits)))
         else:
             return []
         at = self._at
@@ -175,6 +175,18 @@ class PermutedIndex:
             stop = head + high.to_bytes(8, "big") if high < _TOP else _next_head(head)
             ranges.append((head + low.to_bytes(8, "big"), stop))
         return ranges
+
+    def _one_per_fingerprint(self, hits: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """One (table, value) per stored fingerprint: a fingerprint within the limit is
+        in the buckets of most tables, and every table holds each of its documents, so one
+        range read finds them all (a stored page's near copy read up to four ranges)."""
+        if len(hits) < 2:
+            return hits
+        tables = self.design.tables
+        seen: dict[int, tuple[int, int]] = {}
+        for table, value in hits:
+            seen.setdefault(tables[table].invert(value), (table, value))
+        return list(seen.values())
 
     def _value_ranges(self, hits: list[tuple[int, int]]) -> list[tuple[bytes, bytes]]:
         """The key range of each (table, permuted value) the memory tables found: the

@@ -118,5 +118,12 @@ class Permutation:
             out |= ((fingerprint >> source) & mask) << target
         return out
 
+    def invert(self, permuted: int) -> int:
+        """The fingerprint ``apply`` permuted into ``permuted``."""
+        out = 0
+        for source, mask, target in self.moves:
+            out |= ((permuted >> target) & mask) << source
+        return out
+
     def prefix(self, permuted: int) -> int:
         return permuted >> (BITS - self.prefix_bits)
