@@ -136,7 +136,7 @@ class PermutedIndex:
         if hits is None:
             keys = self.store.keys(self._bucket_ranges(permuted))
         elif hits:
-            keys = self.store.keys(self._value_ranges(self._one_per_fingerprint(hits)))
+            keys = self._hit_keys(hits)
         else:
             return []
         at = self._at
@@ -176,17 +176,33 @@ class PermutedIndex:
             ranges.append((head + low.to_bytes(8, "big"), stop))
         return ranges
 
-    def _one_per_fingerprint(self, hits: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """One (table, value) per stored fingerprint: a fingerprint within the limit is
-        in the buckets of most tables, and every table holds each of its documents, so one
-        range read finds them all (a stored page's near copy read up to four ranges)."""
-        if len(hits) < 2:
-            return hits
+    def _hit_keys(self, hits: list[tuple[int, int]]) -> list[bytes]:
+        """The table entries of the values the memory tables found, one range read per
+        fingerprint: a stored page's near copy is in the buckets of most of the four
+        tables, and every table holds each of its documents, so one range finds them all
+        (a hit read up to four ranges). A fingerprint whose first range holds nothing (an
+        entry missing from one table) has its other tables read, as before."""
         tables = self.design.tables
-        seen: dict[int, tuple[int, int]] = {}
+        by_fingerprint: dict[int, list[tuple[int, int]]] = {}
         for table, value in hits:
-            seen.setdefault(tables[table].invert(value), (table, value))
-        return list(seen.values())
+            by_fingerprint.setdefault(tables[table].invert(value), []).append((table, value))
+        first = [pairs[0] for pairs in by_fingerprint.values()]
+        keys = self.store.keys(self._value_ranges(first))
+        if len(first) == len(hits):
+            return keys
+        at = self._at
+        answered = {
+            tables[key[at + 1]].invert(_unpack_from(key, at + 2)[0])
+            for key in keys
+            if len(key) >= at + 10 and key[at + 1] < len(tables)
+        }
+        rest = [
+            pair
+            for fingerprint, pairs in by_fingerprint.items()
+            if fingerprint not in answered
+            for pair in pairs[1:]
+        ]
+        return keys + self.store.keys(self._value_ranges(rest)) if rest else keys
 
     def _value_ranges(self, hits: list[tuple[int, int]]) -> list[tuple[bytes, bytes]]:
         """The key range of each (table, permuted value) the memory tables found: the
