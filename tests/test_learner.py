@@ -201,6 +201,32 @@ def test_a_new_page_on_a_traps_template_stops_the_trap_and_one_elsewhere_does_no
     assert not learner.decide(later, fetched).skip
 
 
+def test_a_mirrors_calendar_whose_first_day_came_from_its_original_is_learned_as_a_trap() -> None:
+    """The mirror's calendar was reached first on the original (its first month fetched
+    there, then the original taken for the copy): the mirror's months copy the original's
+    month, under other paths of another host. The two hosts are one site, so they are
+    evidence of the mirror's trap, as they would be had the first month been the mirror's.
+    Before a mirror between the hosts is learned they are reprints and teach nothing."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    first = f"{ORIGINAL}/events/2026-01.html"
+    learner.observe(url_parts(first), None)
+    _copy(learner, fetched, f"{MIRROR}/events/2026-02.html", first)
+    assert [rule.kind for rule in learner.rules()] == []  # not yet known to be one site
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/docs/{n}.html", f"{ORIGINAL}/docs/{n}.html")
+    for month in range(3, 8):
+        _copy(learner, fetched, f"{MIRROR}/events/2026-{month:02d}.html", first)
+    assert not learner.decide(url_parts(f"{MIRROR}/events/2027-01.html"), fetched).skip  # 5 < 6
+    _copy(learner, fetched, f"{MIRROR}/events/2026-08.html", first)
+    decision = learner.decide(url_parts(f"{MIRROR}/events/2027-01.html"), fetched)
+    assert decision.skip and decision.reason == "trap" and decision.counterpart == first
+    # A new month there stops it, as on a calendar of one host.
+    weakened = learner.observe(url_parts(f"{MIRROR}/events/2026-09.html"), None)
+    assert "trap" in [rule.kind for rule in weakened]
+    assert not learner.decide(url_parts(f"{MIRROR}/events/2027-01.html"), fetched).skip
+
+
 def test_reprints_under_other_paths_teach_nothing() -> None:
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=1)

@@ -739,7 +739,10 @@ class UrlLearner:
     def _rules_for_pair(self, copy: UrlParts, original: UrlParts) -> list[Rule]:
         if copy.host != original.host:
             if copy.with_host(original.host).partition("?")[0] != original.url.partition("?")[0]:
-                return []  # a reprint under another address: nothing to learn
+                # Another path on another host: a reprint, nothing to learn; unless the two
+                # hosts are mirrors, one site: the calendar's first day came from the other
+                # host, and its days here copy each other as they copy that day.
+                return self._trap(copy, original) if self._mirrored(copy, original) else []
             if copy.path_and_query != original.path_and_query:
                 # The same path on another host with other parameters: those parameters
                 # change nothing on the copy's host (its URL without them is the page).
@@ -748,11 +751,25 @@ class UrlLearner:
             return [found] if found else []
         if copy.url.partition("?")[0] == original.url.partition("?")[0]:
             return self._patterns(copy, original)
+        return self._trap(copy, original)
+
+    def _trap(self, copy: UrlParts, original: UrlParts) -> list[Rule]:
+        """The trap rule of ``copy``'s template, when ``original`` is another page of it."""
         template = path_template(copy)
-        if template == path_template(original):
-            found = self._find_or_add(Rule("trap", copy.host, template=template))
-            return [found] if found else []
-        return []
+        if _path(template) != _path(path_template(original)):
+            return []
+        found = self._find_or_add(Rule("trap", copy.host, template=template))
+        return [found] if found else []
+
+    def _mirrored(self, copy: UrlParts, original: UrlParts) -> bool:
+        """Whether a mirror rule between the two hosts (either way) is learned."""
+        return any(
+            rule is not None and self._learned(rule)
+            for rule in (
+                self._find(Rule("mirror", copy.host, other=original.host)),
+                self._find(Rule("mirror", original.host, other=copy.host)),
+            )
+        )
 
     def _patterns(self, copy: UrlParts, original: UrlParts) -> list[Rule]:
         """One rule per parameter the copy has and the original lacks (or has otherwise),
