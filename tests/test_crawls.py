@@ -137,3 +137,19 @@ def test_the_first_worker_with_evidence_in_a_section_takes_the_crawls_sample(
     assert other.claim_section(("m.test", "x.test"), "docs/")  # another pair
     later = join_crawl(store, worker(store, "w3"), "another-crawl").record
     assert later.claim_section(pair, "docs/")  # one sample per crawl
+
+
+def test_the_urls_every_worker_queued_on_a_host_are_read_back_for_it_alone(
+    store: RedisStore,
+) -> None:
+    """One worker parsed the site's home page and queued its pages; another, which parsed
+    only the partial mirror's, reads them back when it chooses the pair's copy."""
+    one = join_crawl(store, worker(store, "w1")).record
+    two = join_crawl(store, worker(store, "w2")).record
+    site = [f"http://o.test/docs/{n}.html" for n in range(30)] + ["https://o.test/?sid=1"]
+    for url in [*site, "http://o.test0/x", "http://o.testing/y", "http://p.test/docs/1.html"]:
+        one.queued(url)
+    assert sorted(two.queued_urls("o.test")) == sorted(site)
+    assert two.queued_urls("p.test") == ["http://p.test/docs/1.html"]
+    assert len(two.queued_urls("o.test", limit=7)) == 7
+    assert CrawlRecord(store, "another crawl").queued_urls("o.test") == []

@@ -338,6 +338,32 @@ def test_a_partial_mirror_is_the_copy_of_the_site_with_far_more_paths() -> None:
     ]
 
 
+def test_a_worker_that_parsed_only_the_partial_mirror_knows_the_full_site_from_the_others() -> None:
+    """On a crawl several workers share, the one choosing the pair's copy parsed the
+    partial mirror's pages and only the full site's pages that copy them: by what it
+    parsed, the full site looks like the partial copy. The URLs the other workers queued
+    (``SiteSizes.shared``) tell the full site's size."""
+    fetched = Fetched({f"{ORIGINAL}/p/100", f"{PARTIAL}/p/100"})
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(24):
+        learner.sizes.add(f"{PARTIAL}/p/{n}")
+    for n in range(8):
+        learner.sizes.add(f"{ORIGINAL}/p/{n}")
+    queued_elsewhere = {"a.example": [f"{ORIGINAL}/p/{n}?sid={n}" for n in range(60)]}
+    learner.sizes.shared = lambda host: queued_elsewhere.get(host, [])
+    _copies(learner, fetched, ORIGINAL, PARTIAL, range(5), section="p")
+    assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
+    assert learner.decide(url_parts(f"{PARTIAL}/p/100"), fetched).skip
+    # By this worker's links alone the full site is the partial's copy.
+    alone = _learner(fetched, min_evidence=3)
+    for n in range(24):
+        alone.sizes.add(f"{PARTIAL}/p/{n}")
+    for n in range(8):
+        alone.sizes.add(f"{ORIGINAL}/p/{n}")
+    _copies(alone, fetched, ORIGINAL, PARTIAL, range(5), section="p")
+    assert alone.decide(url_parts(f"{ORIGINAL}/p/100"), fetched, tally=False).skip
+
+
 PORTAL = "http://portal.example"
 
 

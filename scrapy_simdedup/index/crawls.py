@@ -55,6 +55,8 @@ BEFORE = b"n"  # no URL after it: the URLs the index held at the crawl's start
 _BY_FETCH = b"f"  # a claim's value: taken on the way to the downloader
 _BY_REISSUE = b"r"  # taken by a re-issue
 MAX_ATTEMPTS = 32
+MAX_QUEUED_READ = 20_000
+"""URLs of one host read back when a mirror pair's copy is chosen (once per pair)."""
 DELETE_BATCH = 1_000
 
 
@@ -83,6 +85,21 @@ class CrawlRecord:
         """Whether a worker of this crawl let ``url`` into the scheduler (it may have
         been fetched, or failed, since)."""
         return self.store.get(self._key(QUEUED, url)) is not None
+
+    def queued_urls(self, host: str, limit: int = MAX_QUEUED_READ) -> list[str]:
+        """URLs of ``host`` any worker of this crawl let into the scheduler, at most
+        ``limit`` (in key order): how much of a site the whole crawl knows, where one
+        worker knows only the links it parsed. Raises ``StoreError``."""
+        found: list[str] = []
+        for scheme in ("http", "https"):
+            start = self._key(QUEUED, f"{scheme}://{host}/")
+            stop = self._key(QUEUED, f"{scheme}://{host}0")  # "0" follows "/"
+            skip = len(self._prefix) + len(QUEUED)
+            for key, _ in self.store.scan(start, stop):
+                if len(found) >= limit:
+                    return found
+                found.append(key[skip:].decode("utf-8", "surrogatepass"))
+        return found
 
     def fetched(self, url: str) -> None:
         self.store.write({self._key(FETCHED, url): b""})

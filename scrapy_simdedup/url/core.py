@@ -157,6 +157,7 @@ class UrlCore(Generic[T]):
                 return Skip(rule, held.counterpart, already_parked=True)
             self._take_leftover(url)  # an interrupted crawl's: judged afresh
         if self.judge.covers(url):
+            self.judge.met(url)  # queued by another worker: still a path of its site here
             return FETCH  # the same URL again: the dupefilter's business, not ours
         parts = self._parts(seen, count=False)
         if parts is None:

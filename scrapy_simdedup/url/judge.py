@@ -101,7 +101,13 @@ class UrlJudge:
         judge = cls(urls, learner, mode=mode, seed=index.seed, sample_every=sample_every)
         judged.judge = judge
         learner.first_section = judge._first_section
+        learner.sizes.shared = judge._queued_by_all
         return judge
+
+    def _queued_by_all(self, host: str) -> list[str]:
+        """The URLs of ``host`` every worker of the crawl queued (none on a crawl of one
+        worker: it knows them all)."""
+        return [] if self.crawl is None else self.crawl.queued_urls(host)
 
     def _first_section(self, hosts: tuple[str, str], section: str) -> bool:
         """Whether this worker is the first of its crawl to have a mirror pair's evidence
@@ -183,6 +189,12 @@ class UrlJudge:
             self.queued.add(url)
         if self.crawl is not None:
             self.crawl.queued(url)
+        self.learner.sizes.add(url)
+
+    def met(self, url: str) -> None:
+        """A link to ``url`` (canonical) that another worker of the crawl queued first: its
+        path counts towards its host's size here all the same, or a worker that did not
+        parse the original's home page would take it for its partial mirror's copy."""
         self.learner.sizes.add(url)
 
     def dequeue(self, url: str) -> None:

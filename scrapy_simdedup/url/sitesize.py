@@ -9,6 +9,8 @@ counted without their query, so session ids and sort orders do not make a site l
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 MAX_PATHS = 5_000_000
 """Paths remembered per crawl; beyond this, sizes stop growing (fewer choices made by
 size, never a wrong one by much)."""
@@ -28,6 +30,9 @@ class SiteSizes:
 
     def __init__(self, limit: int = MAX_PATHS) -> None:
         self.limit = limit
+        # On a crawl several workers share: the URLs of a host all of them queued. One
+        # worker knows the links it parsed; the site's home page may have been another's.
+        self.shared: Callable[[str], Iterable[str]] | None = None
         self._count = 0
         self._per_host: dict[str, set[int]] = {}  # paths by their hash: no new strings kept
 
@@ -50,7 +55,11 @@ class SiteSizes:
 
     def partial_copy(self, host: str, other: str) -> bool | None:
         """Whether ``host`` is a partial copy of ``other`` (True), ``other`` of ``host``
-        (False), or the paths do not tell (None)."""
+        (False), or the paths do not tell (None). Raises ``StoreError`` when the paths
+        the workers share cannot be read."""
+        if self.shared is not None:
+            for url in (*self.shared(host), *self.shared(other)):
+                self.add(url)
         mine, theirs = self._per_host.get(host, set()), self._per_host.get(other, set())
         if max(len(mine), len(theirs)) < MIN_PATHS:
             return None
