@@ -195,6 +195,36 @@ def test_a_bet_given_longer_is_settled_by_its_counterpart(tmp_path: Path) -> Non
         assert lot.kept == {} and tally["simdedup/url/final"] == 1
 
 
+def test_a_bet_on_a_variant_the_originals_parameter_rule_skips_is_settled_by_its_bare_page(
+    tmp_path: Path,
+) -> None:
+    """A mirror crawled ahead bets its ``?sid=`` page on the original's ``?sid=`` page,
+    which never comes: the original learned that ``sid`` changes nothing, and its bare page
+    came. The two rules chained settle the bet, at its deadline and at idle, while both
+    stand; once the parameter rule is weakened, the bet is re-issued at idle."""
+    with crawl(tmp_path / "db") as (core, lot, tally, clock):
+        _teach_mirror(core)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9?sid=9", "copy")), Skip)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/8?sid=8", "other")), Skip)
+        for n in range(20, 23):  # the original's sid rule
+            _page(core, f"{ORIGINAL}/p/{n}")
+            _page(core, f"{ORIGINAL}/p/{n}?sid={n}", f"{ORIGINAL}/p/{n}")
+        _page(core, f"{ORIGINAL}/p/9")  # /p/8 never came
+        clock.now = PENDING_SECONDS + 1
+        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/8?sid=8": "overdue"}
+        clock.now = PENDING_SECONDS + 1 + WAITING_SECONDS
+        assert _reissued(core.tick(force=True)) == {}
+        assert _reissued(core.idle()) == {} and f"{MIRROR}/p/9?sid=9" in core.bets
+        # A value of sid that brought a page of its own: the rule no longer says the
+        # original's ?sid=9 page is its bare page.
+        _page(core, f"{ORIGINAL}/p/30")
+        core.fetched(f"{ORIGINAL}/p/30?sid=30", "a sample", 200)
+        core.verdict(f"{ORIGINAL}/p/30?sid=30", None)
+        assert _reissued(core.idle()) == {f"{MIRROR}/p/9?sid=9": "unsettled"}
+        core.closed("finished")
+        assert lot.kept == {} and tally["simdedup/url/final"] == 0
+
+
 def test_near_the_end_of_a_page_budget_bets_are_reissued_and_none_made(tmp_path: Path) -> None:
     with crawl(tmp_path / "db", budget=Budget(pages=100)) as (core, lot, tally, _):
         _teach_mirror(core)

@@ -316,13 +316,13 @@ class UrlCore(Generic[T]):
                     self.deadlines.budget,
                 )
             self.closing = closing
-            stands, brought = self.judge.learner.stands, self.judge.brought
-            late = self.bets.overdue(progress.seconds, progress.pages, stands, brought)
+            stands, settles = self.judge.learner.stands, self.judge.settles
+            late = self.bets.overdue(progress.seconds, progress.pages, stands, settles)
             actions += self._reissue([b for b in late if not b.rule], "interrupted", ahead=True)
             late = self._waiting_longer([b for b in late if b.rule], progress)
             actions += self._reissue(late, "overdue", ahead=True)
             if closing:
-                spent = self.bets.unsettled(stands, brought)
+                spent = self.bets.unsettled(stands, settles)
                 actions += self._reissue(spent, "budget", ahead=True)
         except StoreError as exc:
             self._store_failed(exc)
@@ -338,7 +338,7 @@ class UrlCore(Generic[T]):
         self._guarded(self.judge.save_rules)  # nothing comes to write them meanwhile
         for trap in self.judge.learner.stop_finite_traps():  # their bets are unsettled now
             logger.debug("simdedup: %s stopped: too few pages to be endless", trap.describe())
-        unsettled = self.bets.unsettled(self.judge.learner.stands, self.judge.brought)
+        unsettled = self.bets.unsettled(self.judge.learner.stands, self.judge.settles)
         actions += self._reissue([bet for bet in unsettled if not bet.rule], "interrupted")
         actions += self._reissue([bet for bet in unsettled if bet.rule], "unsettled")
         return actions

@@ -282,6 +282,31 @@ class UrlJudge:
             return url not in self.barren
         return self.crawl is not None and self.crawl.brought(url)
 
+    def settles(self, url: str) -> bool:
+        """Whether a bet relying on ``url`` may stand: ``url`` brought its page, or a
+        parameter rule in force on its host would skip it on a page that was brought. A
+        mirror crawled ahead bets its ``?sid=`` pages on the original's ``?sid=`` pages, and
+        the original's ``sid`` rule, learned later, skips those on its bare pages: the two
+        rules chained say what a request for ``url`` would have been. Not final by it: each
+        deadline and the crawl's idle ask again, with the rules then in force."""
+        if self.brought(url):
+            return True
+        if "?" not in url or self.mode != "adaptive":
+            return False
+        try:
+            parts = url_parts(url)
+        except UrlNotCheckedError:
+            return False
+        decision = self.learner.decide(parts, self._covered, tally=False)
+        rule, counterpart = decision.rule, decision.counterpart
+        return (
+            decision.skip
+            and rule is not None
+            and rule.kind == "pattern"
+            and counterpart is not None
+            and self.brought(counterpart)
+        )
+
     def kept(self, url: str) -> bool:
         """Whether ``url``'s page is in this crawl's feed (judged new, or a re-visit)."""
         try:
