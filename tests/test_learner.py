@@ -8,6 +8,7 @@ from scrapy_simdedup import url_parts
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.url.learner import Rule, UrlLearner
+from scrapy_simdedup.url.sitesize import MAX_SHARED, SiteSizes
 
 ORIGINAL = "http://a.example"
 MIRROR = "http://m.example"
@@ -227,6 +228,20 @@ def test_a_mirrors_calendar_whose_first_day_came_from_its_original_is_learned_as
     assert not learner.decide(url_parts(f"{MIRROR}/events/2027-01.html"), fetched).skip
 
 
+def test_a_mirror_that_numbers_its_pages_otherwise_teaches_no_trap() -> None:
+    """The mirror's ``/item/77`` is the original's ``/item/1077``: each copy copies a page
+    of its own, not one page they all repeat, so no trap skips the mirror's items."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/docs/{n}.html", f"{ORIGINAL}/docs/{n}.html")
+    for n in range(12):
+        _copy(learner, fetched, f"{MIRROR}/item/{n}", f"{ORIGINAL}/item/{n + 1000}")
+    fetched.add(f"{ORIGINAL}/item/1011")
+    assert not learner.decide(url_parts(f"{MIRROR}/item/77"), fetched, tally=False).skip
+    assert [rule.kind for rule in learner.learned_rules()] == ["mirror"]
+
+
 def test_reprints_under_other_paths_teach_nothing() -> None:
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=1)
@@ -350,7 +365,7 @@ def test_a_worker_that_parsed_only_the_partial_mirror_knows_the_full_site_from_t
     for n in range(8):
         learner.sizes.add(f"{ORIGINAL}/p/{n}")
     queued_elsewhere = {"a.example": [f"{ORIGINAL}/p/{n}?sid={n}" for n in range(60)]}
-    learner.sizes.shared = lambda host: queued_elsewhere.get(host, [])
+    learner.sizes.shared = lambda host, limit: queued_elsewhere.get(host, [])[:limit]
     _copies(learner, fetched, ORIGINAL, PARTIAL, range(5), section="p")
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
     assert learner.decide(url_parts(f"{PARTIAL}/p/100"), fetched).skip
@@ -362,6 +377,19 @@ def test_a_worker_that_parsed_only_the_partial_mirror_knows_the_full_site_from_t
         alone.sizes.add(f"{ORIGINAL}/p/{n}")
     _copies(alone, fetched, ORIGINAL, PARTIAL, range(5), section="p")
     assert alone.decide(url_parts(f"{ORIGINAL}/p/100"), fetched, tally=False).skip
+
+
+def test_a_host_whose_shared_urls_were_read_in_part_tells_nothing_by_its_size() -> None:
+    """More URLs than are read back: what was read is a part of the site in key order, so
+    the pair's copy is not chosen by size (a full site read in part could look partial)."""
+    sizes = SiteSizes()
+    for n in range(100):
+        sizes.add(f"{PARTIAL}/p/{n}")
+    many = [f"{ORIGINAL}/p/{n}" for n in range(MAX_SHARED + 5)]
+    sizes.shared = lambda host, limit: many[:limit] if host == "a.example" else []
+    assert sizes.partial_copy("p.example", "a.example") is None
+    sizes.shared = lambda host, limit: many[:300] if host == "a.example" else []
+    assert sizes.partial_copy("p.example", "a.example") is True
 
 
 PORTAL = "http://portal.example"

@@ -225,6 +225,22 @@ def test_a_bet_on_a_variant_the_originals_parameter_rule_skips_is_settled_by_its
         assert lot.kept == {} and tally["simdedup/url/final"] == 0
 
 
+def test_a_variant_bet_is_not_settled_by_a_bare_page_that_is_a_soft_404(tmp_path: Path) -> None:
+    """As above, but the original's bare page is "this story is no longer available" (a
+    copy of another path of its host): it settles no bet on its path's variants."""
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        _teach_mirror(core)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9?sid=9", "copy")), Skip)
+        for n in range(20, 23):
+            _page(core, f"{ORIGINAL}/p/{n}")
+            _page(core, f"{ORIGINAL}/p/{n}?sid={n}", f"{ORIGINAL}/p/{n}")
+        _page(core, f"{ORIGINAL}/gone")
+        _page(core, f"{ORIGINAL}/p/9", f"{ORIGINAL}/gone")
+        assert _reissued(core.idle()) == {f"{MIRROR}/p/9?sid=9": "unsettled"}
+        core.closed("finished")
+        assert lot.kept == {} and tally["simdedup/url/final"] == 0
+
+
 def test_near_the_end_of_a_page_budget_bets_are_reissued_and_none_made(tmp_path: Path) -> None:
     with crawl(tmp_path / "db", budget=Budget(pages=100)) as (core, lot, tally, _):
         _teach_mirror(core)

@@ -339,7 +339,7 @@ class UrlSimHashMiddleware:
         mirrors: list[str] = []
         if core is not None:
             core.count_rules()
-            mirrors = core.mirror_lines()
+            mirrors = self._guarded(core.mirror_lines) or []
         logger.info(keys.url_summary(self._stats, mirrors))
         self.judge = None
         self.core = None

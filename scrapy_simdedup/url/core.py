@@ -157,7 +157,7 @@ class UrlCore(Generic[T]):
                 return Skip(rule, held.counterpart, already_parked=True)
             self._take_leftover(url)  # an interrupted crawl's: judged afresh
         if self.judge.covers(url):
-            self.judge.met(url)  # queued by another worker: still a path of its site here
+            self.judge.met(url)  # at hand (perhaps another worker's): a path of its site
             return FETCH  # the same URL again: the dupefilter's business, not ours
         parts = self._parts(seen, count=False)
         if parts is None:
@@ -316,13 +316,13 @@ class UrlCore(Generic[T]):
                     self.deadlines.budget,
                 )
             self.closing = closing
-            stands, settles = self.judge.learner.stands, self.judge.settles
-            late = self.bets.overdue(progress.seconds, progress.pages, stands, settles)
+            stands, brought = self.judge.learner.stands, self.judge.brought
+            late = self.bets.overdue(progress.seconds, progress.pages, stands, brought)
             actions += self._reissue([b for b in late if not b.rule], "interrupted", ahead=True)
             late = self._waiting_longer([b for b in late if b.rule], progress)
             actions += self._reissue(late, "overdue", ahead=True)
             if closing:
-                spent = self.bets.unsettled(stands, settles)
+                spent = self.bets.unsettled(stands, brought)
                 actions += self._reissue(spent, "budget", ahead=True)
         except StoreError as exc:
             self._store_failed(exc)
@@ -522,6 +522,14 @@ class UrlCore(Generic[T]):
         reissue = []
         for bet in late:
             counterpart = bet.counterpart
+            if (
+                counterpart is not None
+                and self.judge.learner.stands(bet.rule)
+                and self.judge.settles(counterpart)
+            ):  # the rules chained say its page came: asked again at the next deadline
+                bet.due_seconds, bet.due_pages = self.deadlines.due(progress, pending=False)
+                if self.bets.park(bet):
+                    continue
             if (
                 bet.pending
                 and not bet.extended

@@ -104,10 +104,10 @@ class UrlJudge:
         learner.sizes.shared = judge._queued_by_all
         return judge
 
-    def _queued_by_all(self, host: str) -> list[str]:
-        """The URLs of ``host`` every worker of the crawl queued (none on a crawl of one
-        worker: it knows them all)."""
-        return [] if self.crawl is None else self.crawl.queued_urls(host)
+    def _queued_by_all(self, host: str, limit: int) -> list[str]:
+        """At most ``limit`` URLs of ``host`` the workers of the crawl queued (none on a
+        private store: its one process knows them all)."""
+        return [] if self.crawl is None else self.crawl.queued_urls(host, limit)
 
     def _first_section(self, hosts: tuple[str, str], section: str) -> bool:
         """Whether this worker is the first of its crawl to have a mirror pair's evidence
@@ -192,9 +192,8 @@ class UrlJudge:
         self.learner.sizes.add(url)
 
     def met(self, url: str) -> None:
-        """A link to ``url`` (canonical) that another worker of the crawl queued first: its
-        path counts towards its host's size here all the same, or a worker that did not
-        parse the original's home page would take it for its partial mirror's copy."""
+        """A link to ``url`` (canonical) already at hand, perhaps queued by another worker
+        of the crawl: its path counts towards its host's size here all the same."""
         self.learner.sizes.add(url)
 
     def dequeue(self, url: str) -> None:
@@ -284,11 +283,12 @@ class UrlJudge:
 
     def settles(self, url: str) -> bool:
         """Whether a bet relying on ``url`` may stand: ``url`` brought its page, or a
-        parameter rule in force on its host would skip it on a page that was brought. A
-        mirror crawled ahead bets its ``?sid=`` pages on the original's ``?sid=`` pages, and
-        the original's ``sid`` rule, learned later, skips those on its bare pages: the two
-        rules chained say what a request for ``url`` would have been. Not final by it: each
-        deadline and the crawl's idle ask again, with the rules then in force."""
+        parameter rule in force on its host would skip it on a page that was brought (and
+        is what its path promised: no soft 404). A mirror crawled ahead bets its ``?sid=``
+        pages on the original's ``?sid=`` pages, and the original's ``sid`` rule, learned
+        later, skips those on its bare pages: the two rules chained say what a request for
+        ``url`` would bring. Not final by it: each deadline and the crawl's idle ask again,
+        with the rules then in force."""
         if self.brought(url):
             return True
         if "?" not in url or self.mode != "adaptive":
@@ -304,6 +304,8 @@ class UrlJudge:
             and rule is not None
             and rule.kind == "pattern"
             and counterpart is not None
+            and counterpart not in self.unpredicted_now
+            and url not in self.unpredicted_now
             and self.brought(counterpart)
         )
 

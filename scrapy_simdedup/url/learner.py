@@ -740,9 +740,14 @@ class UrlLearner:
         if copy.host != original.host:
             if copy.with_host(original.host).partition("?")[0] != original.url.partition("?")[0]:
                 # Another path on another host: a reprint, nothing to learn; unless the two
-                # hosts are mirrors, one site: the calendar's first day came from the other
-                # host, and its days here copy each other as they copy that day.
-                return self._trap(copy, original) if self._mirrored(copy, original) else []
+                # hosts are mirrors, one site, and the copies repeat one page: the
+                # calendar's first month came from the other host, and its months here copy
+                # each other as they copy that month (a mirror that numbers its pages
+                # otherwise copies a page each, and teaches no trap).
+                if not self._mirrored(copy, original):
+                    return []
+                traps = self._trap(copy, original)
+                return [t for t in traps if t.exemplar in ("", original.url)]
             if copy.path_and_query != original.path_and_query:
                 # The same path on another host with other parameters: those parameters
                 # change nothing on the copy's host (its URL without them is the page).

@@ -9,7 +9,7 @@ counted without their query, so session ids and sort orders do not make a site l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 MAX_PATHS = 5_000_000
 """Paths remembered per crawl; beyond this, sizes stop growing (fewer choices made by
@@ -20,6 +20,10 @@ PARTIAL_SHARE = 0.5
 
 OWN_SHARE = 0.1
 """...and at most this share of its own paths unknown on the other host."""
+
+MAX_SHARED = 20_000
+"""URLs of one host read back from the other workers of a crawl; a host with more tells
+nothing by its size (what was read is a part of it, in key order)."""
 
 MIN_PATHS = 20
 """Sizes are compared only once the larger host has this many paths known."""
@@ -32,7 +36,7 @@ class SiteSizes:
         self.limit = limit
         # On a crawl several workers share: the URLs of a host all of them queued. One
         # worker knows the links it parsed; the site's home page may have been another's.
-        self.shared: Callable[[str], Iterable[str]] | None = None
+        self.shared: Callable[[str, int], list[str]] | None = None
         self._count = 0
         self._per_host: dict[str, set[int]] = {}  # paths by their hash: no new strings kept
 
@@ -58,8 +62,12 @@ class SiteSizes:
         (False), or the paths do not tell (None). Raises ``StoreError`` when the paths
         the workers share cannot be read."""
         if self.shared is not None:
-            for url in (*self.shared(host), *self.shared(other)):
-                self.add(url)
+            read = self.shared(host, MAX_SHARED), self.shared(other, MAX_SHARED)
+            if any(len(urls) >= MAX_SHARED for urls in read):
+                return None
+            for urls in read:
+                for url in urls:
+                    self.add(url)
         mine, theirs = self._per_host.get(host, set()), self._per_host.get(other, set())
         if max(len(mine), len(theirs)) < MIN_PATHS:
             return None
