@@ -149,7 +149,7 @@ def test_the_urls_every_worker_queued_on_a_host_are_read_back_for_it_alone(
     site = [f"http://o.test/docs/{n}.html" for n in range(30)] + ["https://o.test/?sid=1"]
     for url in [*site, "http://o.test0/x", "http://o.testing/y", "http://p.test/docs/1.html"]:
         one.queued(url)
-    assert sorted(two.queued_urls("o.test")) == sorted(site)
-    assert two.queued_urls("p.test") == ["http://p.test/docs/1.html"]
+    assert sorted(two.queued_urls("o.test", 100)) == sorted(site)
+    assert two.queued_urls("p.test", 100) == ["http://p.test/docs/1.html"]
     assert len(two.queued_urls("o.test", limit=7)) == 7
-    assert CrawlRecord(store, "another crawl").queued_urls("o.test") == []
+    assert CrawlRecord(store, "another crawl").queued_urls("o.test", 100) == []

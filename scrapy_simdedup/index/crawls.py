@@ -55,8 +55,6 @@ BEFORE = b"n"  # no URL after it: the URLs the index held at the crawl's start
 _BY_FETCH = b"f"  # a claim's value: taken on the way to the downloader
 _BY_REISSUE = b"r"  # taken by a re-issue
 MAX_ATTEMPTS = 32
-MAX_QUEUED_READ = 20_000
-"""URLs of one host read back when a mirror pair's copy is chosen (once per pair)."""
 DELETE_BATCH = 1_000
 
 
@@ -86,15 +84,15 @@ class CrawlRecord:
         been fetched, or failed, since)."""
         return self.store.get(self._key(QUEUED, url)) is not None
 
-    def queued_urls(self, host: str, limit: int = MAX_QUEUED_READ) -> list[str]:
+    def queued_urls(self, host: str, limit: int) -> list[str]:
         """URLs of ``host`` any worker of this crawl let into the scheduler, at most
         ``limit`` (in key order): how much of a site the whole crawl knows, where one
         worker knows only the links it parsed. Raises ``StoreError``."""
         found: list[str] = []
+        skip = len(self._prefix) + len(QUEUED)
         for scheme in ("http", "https"):
             start = self._key(QUEUED, f"{scheme}://{host}/")
             stop = self._key(QUEUED, f"{scheme}://{host}0")  # "0" follows "/"
-            skip = len(self._prefix) + len(QUEUED)
             for key, _ in self.store.scan(start, stop):
                 if len(found) >= limit:
                     return found

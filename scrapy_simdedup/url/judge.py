@@ -193,8 +193,10 @@ class UrlJudge:
 
     def met(self, url: str) -> None:
         """A link to ``url`` (canonical) already at hand, perhaps queued by another worker
-        of the crawl: its path counts towards its host's size here all the same."""
-        self.learner.sizes.add(url)
+        of the crawl: its path counts towards its host's size here all the same. A crawl
+        of one process counted it when it queued it."""
+        if self.crawl is not None:
+            self.learner.sizes.add(url)
 
     def dequeue(self, url: str) -> None:
         """``url`` left the queue, skipped: a bet holds it now (``lost`` for a failure)."""

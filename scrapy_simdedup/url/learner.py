@@ -744,10 +744,12 @@ class UrlLearner:
                 # calendar's first month came from the other host, and its months here copy
                 # each other as they copy that month (a mirror that numbers its pages
                 # otherwise copies a page each, and teaches no trap).
-                if not self._mirrored(copy, original):
+                known = self._find(Rule("trap", copy.host, template=path_template(copy)))
+                if not self._mirrored(copy, original) or (
+                    known is not None and known.exemplar not in ("", original.url)
+                ):
                     return []
-                traps = self._trap(copy, original)
-                return [t for t in traps if t.exemplar in ("", original.url)]
+                return self._trap(copy, original)
             if copy.path_and_query != original.path_and_query:
                 # The same path on another host with other parameters: those parameters
                 # change nothing on the copy's host (its URL without them is the page).
