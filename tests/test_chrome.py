@@ -28,6 +28,10 @@ from scrapy_simdedup.fingerprint.chrome import is_chrome, without_chrome
         "This page has been viewed 2255257 times.",
         "Posted by dave on 14 May",
         "Page generated 2026-08-25 14:30:41 in 391 ms, request 35bf992dc9e9c616.",
+        # A link printed as its address: a related-links list.
+        "/story/19.html",
+        "https://news.example.org/2026/11/27/bridge-reopens?ref=related",
+        "www.example.org/about",
     ],
 )
 def test_chrome_lines_are_chrome(line: str) -> None:
@@ -46,6 +50,8 @@ def test_chrome_lines_are_chrome(line: str) -> None:
         "据新华社北京１２月３１日电（记者罗玉文）来源于各地的统计表明，今年全国粮食总产量再创"
         "新高，农民人均纯收入比上年增长百分之四点六，农村经济保持了持续发展的良好势头。"
         "各地在抓好粮食生产的同时，大力发展多种经营和乡镇企业，增加了农民收入。",
+        "/usr/bin/python3 runs the script, and the shebang line names it.",
+        "See https://example.org/report for the full report of the inquiry.",
         "Next, the parser dispatches to the sub-parser named on the command line.",
         # Markers that start sentences of content too: chrome only in a short line.
         "Police said a video of the rescue, posted on social media late on Wednesday, "

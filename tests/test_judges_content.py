@@ -275,6 +275,29 @@ def test_a_shared_delivery_block_makes_no_product_a_copy(seed: int) -> None:
     assert sorted(kept) == list(range(PRODUCTS))
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_story_gone_notices_listing_other_links_are_one_page(seed: int) -> None:
+    # A news site answers 200 "this story is no longer available" for four stories, each
+    # notice followed by links to the next ten stories printed as their paths. Kept apart
+    # for their links (1 run of 2 in random orders), the notices passed for pages of
+    # their own, and a mirror's story at their paths was skipped on them and lost.
+    from scrapy_simdedup.fingerprint.pagetext import page_text
+    from tests.support import urlsites
+
+    site = urlsites.mirror_with_soft_404s()["original"]
+    paths = sorted(site.pages)
+    random.Random(seed).shuffle(paths)
+    with open_index("memory", seed=seed) as index:
+        judge = ContentJudge(index)
+        kept = []
+        for path in paths:
+            text = page_text(urlsites.render("original", path, site.pages[path]))
+            verdict = judge.judge(text, "https://news.example" + path)
+            if not verdict.copy:
+                kept.append(site.pages[path].content)
+    assert sorted(kept) == sorted(site.distinct())  # one notice, every story
+
+
 def test_template_blocks_find_no_candidates_and_are_counted_in_the_store(tmp_path: Path) -> None:
     from scrapy_simdedup.fingerprint.pagetext import page_text
     from tests.support.shop import shop_pages

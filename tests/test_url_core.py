@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from scrapy_simdedup.index.opening import open_index
-from scrapy_simdedup.url.actions import FollowFailed, Reissue, Seen, Skip
+from scrapy_simdedup.url.actions import FollowFailed, FollowUnpredicted, Reissue, Seen, Skip
 from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.core import UrlCore
 from scrapy_simdedup.url.deadlines import PENDING_SECONDS, WAITING_SECONDS, Budget
@@ -111,6 +111,7 @@ def test_a_bet_is_parked_then_reissued_when_its_counterpart_fails(tmp_path: Path
 
 def test_a_soft_404_settles_no_bet_that_expected_its_paths_page(tmp_path: Path) -> None:
     with crawl(tmp_path / "db") as (core, lot, _, _):
+        core.follows_failed = True  # adaptive, dropping: links are followed on mirrors
         _teach_mirror(core)
         _page(core, f"{ORIGINAL}/gone")
         core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
@@ -119,6 +120,10 @@ def test_a_soft_404_settles_no_bet_that_expected_its_paths_page(tmp_path: Path) 
         # "This story is no longer available": a copy of another path of its own host.
         actions = core.verdict(f"{ORIGINAL}/p/9", f"{ORIGINAL}/gone")
         assert _reissued(actions) == {f"{MIRROR}/p/9": "counterpart_not_predicted"}
+        # Both notices' links are followed on the mirrors, as the soft 404 was routed:
+        # the mirror's pages that link them may all be skipped.
+        follow = [a for a in actions if isinstance(a, FollowUnpredicted)]
+        assert follow == [FollowUnpredicted("original", (f"{ORIGINAL}/p/9", f"{ORIGINAL}/gone"))]
         assert lot.kept == {}
         assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
 

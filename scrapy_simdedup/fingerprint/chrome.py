@@ -10,9 +10,11 @@ host met for the first time (its template is learned from its third page on, see
 ``is_chrome`` recognises such a line (a line of text, before it is cut into sentences) by a
 small lexicon (English and Chinese) and by where the marker sits: anywhere in a short line,
 at the start of a longer one (previous/next links, breadcrumbs, notices), or several labels
-in one line. A Chinese character counts as a word, as in ``blocks.py``, and
-figures (times, counters) do not count. A banner the lexicon does not know is learned as
-its site's template instead (``index/blockcounts.py``).
+in one line. A line that is only an address (``/story/19.html``, ``https://...``) is a link
+printed as its path: a "story gone" notice that lists other links than its twin adds
+nothing. A Chinese character counts as a word, as in ``blocks.py``, and figures (times,
+counters) do not count. A banner the lexicon does not know is learned as its site's
+template instead (``index/blockcounts.py``).
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ _LABELS = re.compile(
     r"|责任编辑|编辑[:：]|作者[:：]|记者[:：]|\beditor\s*[:：]",
     re.IGNORECASE,
 )
+_BARE_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]{0,15}://|www\.|/)\S*", re.IGNORECASE)
+"""A line that is only a web address or a site path: a link printed as its address."""
 _SHORT_ONLY = re.compile(
     # markers that also start sentences of content: chrome only in a short line
     r"\bmirror (?:of|hosted)\b|\bposted (?:on|by|at)\b|\bedited by\b|\bby the web desk\b"
@@ -90,6 +94,8 @@ def _cached(line: str) -> bool:
 
 
 def _judged(line: str) -> bool:
+    if _BARE_ADDRESS.fullmatch(line):  # a related-links list printed as paths: navigation
+        return True
     words = len(_WORD.findall(line))
     if words > MAX_NOTICE_WORDS:
         return False

@@ -4,8 +4,11 @@ A mirror's page skipped as a copy had the same links as its counterpart on the o
 and those are followed there. One that brings no page on the original (non-2xx after
 retries, a download error, a request another component ignored) is requested on each
 mirror whose pages this crawl skipped as copies of that host: plain Scrapy would have
-followed it from the skipped page. A link that failed before the mirror made its first bet
-is remembered (the latest ``MAX_FAILED_LINKS``) and followed then.
+followed it from the skipped page. So is a link whose page came but is not what its path
+promised (a soft 404: a copy of another page of its host, "this story is no longer
+available"), and that other page's: the mirror may still carry the story. A link that
+failed before the mirror made its first bet is remembered (the latest
+``MAX_FAILED_LINKS``) and followed then.
 
 Bets are held per process: on a store several workers share, a link that failed on one
 worker is followed for the pages that worker skipped, not for another's.
@@ -66,7 +69,8 @@ class FailedLinks:
         self.verdicts = verdicts
         self._routed = routed
         self._guarded = guarded
-        self._remembered: dict[str, tuple[UrlParts, Request]] = {}  # canonical URL -> link
+        # canonical URL -> (link, its request routed, whether its page came: a soft 404)
+        self._remembered: dict[str, tuple[UrlParts, Request, bool]] = {}
 
     def failed(self, request: Request) -> None:
         """``request`` brought no page: remember its link, and follow it on the mirrors
@@ -78,34 +82,55 @@ class FailedLinks:
         routed = self._routed(request)
         if url != routed.url:
             routed = routed.replace(url=url)
+        self._remember(parts, routed, came=False)
+
+    def unpredicted(self, request: Request, urls: tuple[str, ...]) -> None:
+        """``request`` brought a soft 404, a copy of another page of its host; ``urls``
+        (canonical) are the pages found so. Each is followed on the mirrors betting on its
+        host as a failed link is, routed as ``request`` was (the other page's link was made
+        by the same site: the spider routes it alike)."""
+        if _link_of(request) is None:
+            return
+        routed = self._routed(request)
+        for url in urls:
+            try:
+                parts = url_parts(url)
+            except UrlNotCheckedError:
+                continue
+            self._remember(parts, routed.replace(url=url), came=True)
+
+    def _remember(self, parts: UrlParts, routed: Request, *, came: bool) -> None:
         self._remembered.pop(parts.url, None)
         if len(self._remembered) >= MAX_FAILED_LINKS:
             del self._remembered[next(iter(self._remembered))]
-        self._remembered[parts.url] = parts, routed
+        self._remembered[parts.url] = parts, routed, came
         for rule in self._guarded(self.judge.copying_mirrors, parts.host, self.betting) or ():
             self._follow(parts, rule)
 
     def first_bet(self, rule: Rule) -> None:
         """The mirror rule ``rule`` made its first bet: the links that failed on its
         original before were on the pages it skips."""
-        for parts, _ in list(self._remembered.values()):
+        for parts, _, _ in list(self._remembered.values()):
             if parts.host == rule.other:
                 self._follow(parts, rule)
 
     def _follow(self, parts: UrlParts, rule: Rule) -> None:
-        copy = self.judge.wanted_copy(parts, rule)
         entry = self._remembered.get(parts.url)
-        if copy is None or entry is None:
+        if entry is None:
             return
-        failed = entry[1]
+        failed, came = entry[1], entry[2]
+        copy = self.judge.wanted_copy(parts, rule, came=came)
+        if copy is None:
+            return
         again = failed.replace(url=_on_host(failed.url, rule.host))
         again.meta[MIRROR_OF] = parts.url
         self.judge.enqueue(copy)  # at hand: not requested twice (it is never judged)
         self.crawler.stats.inc_value(keys.URL_REQUESTED_ON_MIRROR)
         self.verdicts.requested_on_mirror(again.url, parts.url, rule)
         logger.debug(
-            "simdedup: %s failed; requested %s (%s)", parts.url, again.url, rule.describe()
-        )
+            "simdedup: %s %s; requested %s (%s)", parts.url,
+            "is a soft 404" if came else "failed", again.url, rule.describe(),
+        )  # fmt: skip
         assert self.crawler.engine is not None
         self.crawler.engine.crawl(again)
 

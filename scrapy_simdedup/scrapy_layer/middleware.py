@@ -37,7 +37,15 @@ from scrapy_simdedup.scrapy_layer.signals import content_released, content_verdi
 from scrapy_simdedup.scrapy_layer.startup import config_for
 from scrapy_simdedup.scrapy_layer.state import DedupState
 from scrapy_simdedup.scrapy_layer.verdictlog import CrawlVerdictLog
-from scrapy_simdedup.url.actions import FETCH, FollowFailed, Reissue, Revisit, Seen, Skip
+from scrapy_simdedup.url.actions import (
+    FETCH,
+    FollowFailed,
+    FollowUnpredicted,
+    Reissue,
+    Revisit,
+    Seen,
+    Skip,
+)
 from scrapy_simdedup.url.core import UrlCore
 from scrapy_simdedup.url.deadlines import Budget
 from scrapy_simdedup.url.judge import UrlJudge, fetched_before
@@ -375,6 +383,8 @@ class UrlSimHashMiddleware:
                 self._request_revisit(action.copy, action.original)
             elif isinstance(action, FollowFailed) and request is not None:
                 self._follow_failed(request)
+            elif isinstance(action, FollowUnpredicted):
+                self._follow_unpredicted(action.ticket, action.urls)
         return reissued
 
     def _send(self, reissue: Reissue[Request]) -> None:
@@ -410,6 +420,16 @@ class UrlSimHashMiddleware:
             return
         try:
             self.failed_links.failed(request)
+        except Exception:
+            logger.exception("simdedup: could not follow %s on a mirror", request.url)
+
+    def _follow_unpredicted(self, request: Request, urls: tuple[str, ...]) -> None:
+        """``FailedLinks.unpredicted``; an error there is logged, never raised into
+        Scrapy (the item is the spider's still)."""
+        if self.failed_links is None:
+            return
+        try:
+            self.failed_links.unpredicted(request, urls)
         except Exception:
             logger.exception("simdedup: could not follow %s on a mirror", request.url)
 

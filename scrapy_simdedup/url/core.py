@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
-from scrapy_simdedup.url.actions import FETCH, FOLLOW_FAILED, Fetch, Reissue, Revisit, Skip
+from scrapy_simdedup.url.actions import (
+    FETCH,
+    FOLLOW_FAILED,
+    Fetch,
+    FollowUnpredicted,
+    Reissue,
+    Revisit,
+    Skip,
+)
 from scrapy_simdedup.url.bets import Bet, ParkedBets
 from scrapy_simdedup.url.deadlines import Budget, Deadlines, Progress
 from scrapy_simdedup.url.features import section_template
@@ -42,7 +50,8 @@ R = TypeVar("R")
 logger = logging.getLogger(__name__)
 
 MAX_AWAITING_VERDICT = 10_000
-"""Fetched requests remembered until their content verdict (a re-visit takes their route)."""
+"""Fetched requests remembered until their content verdict (a re-visit takes their route,
+a soft 404's links are followed on mirrors as it was routed)."""
 MAX_DEPTHS = 2_000_000
 """URLs whose depth is remembered under a depth limit; beyond, a counterpart's depth is
 unknown and the copy is fetched."""
@@ -195,10 +204,10 @@ class UrlCore(Generic[T]):
             return actions + self._lost(parts.url, "counterpart_failed", follow=True)
         self._guarded(self.judge.fetched, parts)
         self.tally.inc_value(keys.URL_FETCHED)
-        if self.revisits:
+        if self.revisits or self.follows_failed:  # routed when needed: most never are
             if len(self._awaiting_verdict) >= MAX_AWAITING_VERDICT:  # the oldest goes
                 del self._awaiting_verdict[next(iter(self._awaiting_verdict))]
-            self._awaiting_verdict[parts.url] = self._route(ticket)
+            self._awaiting_verdict[parts.url] = ticket
         return actions
 
     def failed(self, url: str) -> list[Action[T]]:
@@ -271,18 +280,23 @@ class UrlCore(Generic[T]):
         if contested is not None and original is None:
             against = self._guarded(self.judge.learner.contradicted, contested) or []
             weakened = [*weakened, *against]
-        routed = self._awaiting_verdict.pop(url, None)
+        ticket = self._awaiting_verdict.pop(url, None)
         actions: list[Action[T]] = []
         if original is not None and original != key and not self.judge.kept(original):
             actions += self._lost(url, "counterpart_not_kept")
-            if routed is not None and self.drop and self.judge.revisitable(original):
+            revisit = self.revisits and self.drop
+            if ticket is not None and revisit and self.judge.revisitable(original):
                 self.tally.inc_value(keys.URL_REVISITS_REQUESTED)
-                actions.append(Revisit(routed, original))
+                actions.append(Revisit(self._route(ticket), original))
         elif original is not None and original != key:
+            unpredicted = []
             for fetched in (url, canonical_or_none(original)):  # a soft 404 and its first
                 if fetched is not None and fetched in self.judge.unpredicted_now:
+                    unpredicted.append(fetched)
                     bets = self.bets.relying_on_its_page(fetched)
                     actions += self._reissue(bets, "counterpart_not_predicted")
+            if unpredicted and ticket is not None and self.follows_failed:
+                actions.append(FollowUnpredicted(ticket, tuple(unpredicted)))
         for rule in weakened:
             bets = self.bets.under(rule.identity)
             actions += self._reissue(bets, "rule_weakened")

@@ -164,10 +164,11 @@ class UrlJudge:
             return []
         return [rule for rule in self.learner.copies_of(host) if betting(rule.identity)]
 
-    def wanted_copy(self, failed: UrlParts, mirror: Rule) -> str | None:
+    def wanted_copy(self, failed: UrlParts, mirror: Rule, *, came: bool = False) -> str | None:
         """``failed`` on the mirror of ``mirror``, unless this crawl has fetched, queued,
-        parked or lost it already (or ``failed`` came back since)."""
-        if failed.url in self.fetched_now:
+        parked or lost it already (or ``failed`` came back since, unless it ``came`` as
+        a soft 404 to begin with)."""
+        if failed.url in self.fetched_now and not came:
             return None
         copy = failed.with_host(mirror.host)
         if copy in self._covered or copy in self.fetched_now or copy in self.lost_now:

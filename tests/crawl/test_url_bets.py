@@ -258,6 +258,24 @@ def test_a_soft_404_on_the_original_keeps_the_mirrors_story(tmp_path: Path) -> N
     assert stats["simdedup/url/skipped/mirror"] >= 5, stats  # the mirror was skipped
 
 
+def test_a_soft_404_deep_in_the_original_keeps_a_story_only_its_mirror_links(
+    tmp_path: Path,
+) -> None:
+    """The gone stories are deep: on the mirror, only pages skipped as copies link them, so
+    no request for them was ever made, and re-issuing bets could not bring them (4 of 4
+    lost). A soft 404's link is followed on the mirror as a failed link is."""
+    sites = urlsites.mirror_with_soft_404s(stories=60, gone=(40, 45, 50, 55))
+    with urlsites.serve(sites) as urls:
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "LOG_LEVEL=DEBUG")
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *PLAIN_SCRAPY[1::2])
+    assert _kept(plain, urls, sites) == _distinct(sites)
+    missing = _distinct(sites) - _kept(crawl, urls, sites)
+    assert not missing, (sorted(missing), _fetched_lines(crawl)[-60:])
+    stats = crawl.simdedup()
+    assert stats["simdedup/url/skipped/mirror"] >= 20, stats  # the mirror was skipped
+    assert stats["simdedup/url/requested_on_mirror"] >= 4, stats
+
+
 def test_a_language_parameter_that_mostly_falls_back_keeps_every_translation(
     tmp_path: Path,
 ) -> None:
