@@ -64,6 +64,33 @@ def test_overdue_bets_are_taken_out_unless_their_counterpart_came() -> None:
     assert "m/4" in bets and "m/2" in bets and len(bets) == 2
 
 
+def test_a_bet_parked_again_is_due_at_its_new_deadline_only() -> None:
+    bets: ParkedBets[str] = ParkedBets()
+    bet = _bet("m/1", "o/1", seconds=30.0, pages=60)
+    bets.park(bet)
+    stands, came = (lambda rule: True), (lambda url: False)
+    assert [b.url for b in bets.overdue(31.0, 10, stands, came)] == ["m/1"]
+    bet.due_seconds, bet.due_pages = 150.0, 460  # waits once more (``_waiting_longer``)
+    assert bets.park(bet)
+    assert bets.overdue(100.0, 100, stands, came) == []  # its old page deadline passed
+    assert [b.url for b in bets.overdue(151.0, 100, stands, came)] == ["m/1"]
+    bets.park(_bet("m/2", "o/2", pages=50))
+    bets.take("m/2")
+    assert bets.overdue(1_000.0, 1_000, stands, came) == [] and len(bets) == 0
+
+
+def test_a_due_bet_that_stood_is_asked_again_when_another_comes_due() -> None:
+    bets: ParkedBets[str] = ParkedBets()
+    bets.park(_bet("m/1", "o/1", pages=50))
+    bets.park(_bet("m/2", "o/2", pages=80))
+    came = {"o/1"}
+    stands = lambda rule: True  # noqa: E731
+    assert bets.overdue(0.0, 50, stands, came.__contains__) == []  # its counterpart came
+    came.discard("o/1")  # (released since)
+    late = bets.overdue(0.0, 80, stands, came.__contains__)
+    assert sorted(bet.url for bet in late) == ["m/1", "m/2"]
+
+
 def test_an_interrupted_crawls_bet_is_due_at_once() -> None:
     bets: ParkedBets[str] = ParkedBets()
     bets.park(Bet("m/9", "", None, "m/9", due_seconds=0.0))

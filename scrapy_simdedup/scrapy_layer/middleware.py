@@ -9,6 +9,7 @@ the verdict log.
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -443,8 +444,8 @@ class UrlSimHashMiddleware:
             depth=int(request.meta.get("depth", 0)),
             source=_referrer(request),
             exempt=exempt,
-            offsite=scheduling and not exempt and self._offsite(request),
             sampled=not scheduling and bool(request.meta.get(SAMPLE)),
+            offsite_check=(partial(self._offsite, request) if scheduling and not exempt else None),
         )
 
     def _offsite(self, request: Request) -> bool:

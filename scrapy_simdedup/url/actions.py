@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy_simdedup.url.bets import Bet
     from scrapy_simdedup.url.learner import Rule
 
@@ -23,7 +25,9 @@ class Seen(Generic[T]):
 
     ``ticket`` is what the crawl holds (a Scrapy ``Request``); ``exempt`` the reason it is
     never skipped ("" when it may be); ``offsite``: another component drops it when it is
-    scheduled, so it is never queued; ``source``: the URL of the page that linked it."""
+    scheduled, so it is never queued (or ``offsite_check`` says so, asked only when the
+    URL is not one met before: most links a page yields are); ``source``: the URL of the
+    page that linked it."""
 
     url: str
     ticket: T
@@ -32,6 +36,10 @@ class Seen(Generic[T]):
     exempt: str = ""
     offsite: bool = False
     sampled: bool = False  # judged when scheduled and fetched as a sample of its rule
+    offsite_check: Callable[[], bool] | None = None
+
+    def is_offsite(self) -> bool:
+        return self.offsite or (self.offsite_check is not None and self.offsite_check())
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,10 +11,11 @@ the rest are final. So a wrong rule costs re-fetches, never pages.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -50,10 +51,14 @@ class ParkedBets(Generic[T]):
         self._by_url: dict[str, Bet[T]] = {}
         self._by_counterpart: dict[str, set[str]] = {}
         self._by_rule: dict[str, set[str]] = {}
-        # No bet is due before these (lower bounds, made exact at each look): most looks
-        # at the deadlines find none due without walking the bets.
-        self._earliest_seconds = math.inf
-        self._earliest_pages = 2**62
+        # Deadlines in order (a bet taken out or parked again leaves a stale entry, passed
+        # over when it comes up): a look at the deadlines walks only the bets due since the
+        # last, and those found due before that stood then (``_due``), as each such look
+        # asks again whether they still do.
+        self._by_seconds: list[tuple[float, int, Bet[T]]] = []
+        self._by_pages: list[tuple[int, int, Bet[T]]] = []
+        self._parked = 0  # a tie-breaker: bets are not ordered
+        self._due: set[str] = set()
 
     def __len__(self) -> int:
         return len(self._by_url)
@@ -66,8 +71,11 @@ class ParkedBets(Generic[T]):
         if len(self._by_url) >= self.limit or bet.url in self._by_url:
             return False
         self._by_url[bet.url] = bet
-        self._earliest_seconds = min(self._earliest_seconds, bet.due_seconds)
-        self._earliest_pages = min(self._earliest_pages, bet.due_pages)
+        self._parked += 1
+        if bet.due_seconds < math.inf:
+            heapq.heappush(self._by_seconds, (bet.due_seconds, self._parked, bet))
+        if bet.due_pages < 2**62:
+            heapq.heappush(self._by_pages, (bet.due_pages, self._parked, bet))
         if bet.counterpart is not None:
             self._by_counterpart.setdefault(bet.counterpart, set()).add(bet.url)
         self._by_rule.setdefault(bet.rule, set()).add(bet.url)
@@ -129,21 +137,28 @@ class ParkedBets(Generic[T]):
     ) -> list[Bet[T]]:
         """Take out the bets past their deadline that cannot be final yet (see
         ``unsettled``): their counterpart has not brought its page in time."""
-        if seconds < self._earliest_seconds and pages < self._earliest_pages:
+        new = self._came_due(self._by_seconds, seconds, _due_seconds)
+        new |= self._came_due(self._by_pages, pages, _due_pages)
+        if not new:
             return []
-        due = [
-            url
-            for url, bet in self._by_url.items()
-            if bet.due_seconds <= seconds or bet.due_pages <= pages
-        ]
-        due_now = set(due)
-        waiting = [bet for url, bet in self._by_url.items() if url not in due_now]
-        self._earliest_seconds = min((bet.due_seconds for bet in waiting), default=math.inf)
-        self._earliest_pages = min((bet.due_pages for bet in waiting), default=2**62)
-        if not due:
-            return []
+        due = self._due | new
         good: dict[str, bool] = {}
-        return self._take({url for url in due if not self._final(url, stands, fetched, good, 0)})
+        late = {url for url in due if not self._final(url, stands, fetched, good, 0)}
+        self._due = due - late
+        return self._take(late)
+
+    def _came_due(
+        self, deadlines: list[Any], now: float, deadline: Callable[[Bet[T]], float]
+    ) -> set[str]:
+        """The URLs of the bets held whose ``deadline`` is ``now`` or past (an entry of a
+        bet taken out, or parked again with another deadline, is passed over)."""
+        due: set[str] = set()
+        while deadlines and deadlines[0][0] <= now:
+            when, _, entry = heapq.heappop(deadlines)
+            held = self._by_url.get(entry.url)
+            if held is not None and held is entry and deadline(held) == when:
+                due.add(held.url)
+        return due
 
     def get(self, url: str) -> Bet[T] | None:
         return self._by_url.get(url)
@@ -167,6 +182,7 @@ class ParkedBets(Generic[T]):
             bet = self._by_url.pop(url, None)
             if bet is None:
                 continue
+            self._due.discard(url)
             if bet.counterpart is not None:
                 self._discard(self._by_counterpart, bet.counterpart, url)
             self._discard(self._by_rule, bet.rule, url)
@@ -180,3 +196,11 @@ class ParkedBets(Generic[T]):
             urls.discard(url)
             if not urls:
                 del table[key]
+
+
+def _due_seconds(bet: Bet[Any]) -> float:
+    return bet.due_seconds
+
+
+def _due_pages(bet: Bet[Any]) -> float:
+    return bet.due_pages

@@ -157,6 +157,8 @@ class UrlCore(Generic[T]):
         except UrlNotCheckedError:
             return FETCH  # counted on its way to the downloader
         if "?" in url and seen.source:
+            if seen.is_offsite():
+                return FETCH
             self._switchers_linked(url, seen.source)
         held = self.bets.get(url)
         if held is not None:
@@ -165,9 +167,11 @@ class UrlCore(Generic[T]):
                 rule = self.judge.learner.rule(held.rule)
                 return Skip(rule, held.counterpart, already_parked=True)
             self._take_leftover(url)  # an interrupted crawl's: judged afresh
-        if self.judge.covers(url):
+        if self.judge.covers(url):  # (never an offsite URL: none is queued or parked)
             self.judge.met(url)  # at hand (perhaps another worker's): a path of its site
             return FETCH  # the same URL again: the dupefilter's business, not ours
+        if seen.is_offsite():
+            return FETCH
         parts = self._parts(seen, count=False)
         if parts is None:
             return FETCH
