@@ -79,3 +79,19 @@ def test_without_chrome_keeps_the_article_and_a_page_of_chrome_alone() -> None:
     assert without_chrome(article) == article
     only_chrome = "Home > News\nAll rights reserved."
     assert without_chrome(only_chrome) == only_chrome  # never judged on nothing
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # One short line per kind of label: each is found (a label is looked for only in
+        # lines holding one of a few words, case folded, which these must all pass).
+        "来源：新华社", "稿源：本报", "发布时间 2026-11-27", "时间：10:00", "浏览：3281",
+        "阅读 12", "点击: 5", "12 次浏览", "字号：大 中 小", "VIEWS: 3", "3,281 Views",
+        "Viewed 12 times", "Visitor number 5", "Page Generated", "generated in 0.3 s",
+        "Last Updated", "PUBLISHED: today", "Source: AP", "Updated: now", "责任编辑：王明",
+        "编辑：李华", "作者：张三", "记者：赵四", "Editor: Jane",
+    ],
+)  # fmt: skip
+def test_each_kind_of_label_makes_a_short_line_chrome(line: str) -> None:
+    assert is_chrome(line)
