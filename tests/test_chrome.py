@@ -28,10 +28,6 @@ from scrapy_simdedup.fingerprint.chrome import is_chrome, without_chrome
         "This page has been viewed 2255257 times.",
         "Posted by dave on 14 May",
         "Page generated 2026-08-25 14:30:41 in 391 ms, request 35bf992dc9e9c616.",
-        # A link printed as its address: a related-links list.
-        "/story/19.html",
-        "https://news.example.org/2026/11/27/bridge-reopens?ref=related",
-        "www.example.org/about",
     ],
 )
 def test_chrome_lines_are_chrome(line: str) -> None:
@@ -91,7 +87,24 @@ def test_without_chrome_keeps_the_article_and_a_page_of_chrome_alone() -> None:
         "Viewed 12 times", "Visitor number 5", "Page Generated", "generated in 0.3 s",
         "Last Updated", "PUBLISHED: today", "Source: AP", "Updated: now", "责任编辑：王明",
         "编辑：李华", "作者：张三", "记者：赵四", "Editor: Jane",
+        "Vİews: 3", "Edıtor: Ann",  # (a dotted capital I, a dotless i: as re folds them)
     ],
 )  # fmt: skip
 def test_each_kind_of_label_makes_a_short_line_chrome(line: str) -> None:
     assert is_chrome(line)
+
+
+def test_a_list_of_addresses_is_chrome_and_a_lone_address_is_content() -> None:
+    # Related links printed as their paths (two or more in a row) are navigation; a
+    # page about one address ("you are leaving this site for ...") is about it.
+    related = "\n".join(
+        ["Story gone", "This story is no longer available.", "/story/19.html", "",
+         "https://news.example.org/2026/11/27/bridge-reopens?ref=related",
+         "www.example.org/about", "Back to the news"]
+    )  # fmt: skip
+    assert (
+        without_chrome(related)
+        == "Story gone\nThis story is no longer available.\n\nBack to the news"
+    )
+    leaving = "You are leaving our site for\nhttps://vendor-a.example/shoes/123\nContinue"
+    assert without_chrome(leaving) == leaving

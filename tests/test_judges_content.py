@@ -298,6 +298,22 @@ def test_story_gone_notices_listing_other_links_are_one_page(seed: int) -> None:
     assert sorted(kept) == sorted(site.distinct())  # one notice, every story
 
 
+def test_pages_that_differ_only_by_the_one_address_they_lead_to_are_both_kept(
+    index: SimHashIndex,
+) -> None:
+    # A "you are leaving our site" page per outbound link, on one template: each is about
+    # its address (a list of addresses is chrome; one alone is not).
+    judge = ContentJudge(index)
+    notice = (
+        "You are now leaving the Example Bank website. The site you are going to is run by "
+        "another company, whose privacy and security policies differ from ours. We are not "
+        "responsible for its content, its products or its services. Continue to:\n"
+    )
+    first = judge.judge(notice + "https://vendor-a.example/shoes/123", "https://bank.example/out/1")
+    second = judge.judge(notice + "https://other-b.example/tax/guide", "https://bank.example/out/2")
+    assert not first.copy and not second.copy, second
+
+
 def test_template_blocks_find_no_candidates_and_are_counted_in_the_store(tmp_path: Path) -> None:
     from scrapy_simdedup.fingerprint.pagetext import page_text
     from tests.support.shop import shop_pages

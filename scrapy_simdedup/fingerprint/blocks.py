@@ -37,7 +37,7 @@ from typing import overload
 
 import mmh3
 
-from scrapy_simdedup.fingerprint.chrome import is_chrome
+from scrapy_simdedup.fingerprint.chrome import is_chrome, listed_addresses
 from scrapy_simdedup.fingerprint.nshash import split_sentences
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
 from scrapy_simdedup.fingerprint.volatile import is_volatile, masked
@@ -126,8 +126,10 @@ def text_blocks(text: str, seed: int, *, split: list[str] | None = None) -> tupl
         run_words.clear()
         run_chrome = True
 
-    for line in text[:MAX_BLOCK_CHARS].splitlines():
-        line_is_chrome = is_chrome(line) if line.strip() else False
+    lines = text[:MAX_BLOCK_CHARS].splitlines()
+    listed = listed_addresses(lines)
+    for index, line in enumerate(lines):
+        line_is_chrome = (index in listed or is_chrome(line)) if line.strip() else False
         for sentence in split_sentences(line):
             found = _WORD.findall(sentence.lower())
             if len(found) >= MIN_BLOCK_WORDS:

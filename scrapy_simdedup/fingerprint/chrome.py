@@ -10,11 +10,12 @@ host met for the first time (its template is learned from its third page on, see
 ``is_chrome`` recognises such a line (a line of text, before it is cut into sentences) by a
 small lexicon (English and Chinese) and by where the marker sits: anywhere in a short line,
 at the start of a longer one (previous/next links, breadcrumbs, notices), or several labels
-in one line. A line that is only an address (``/story/19.html``, ``https://...``) is a link
-printed as its path: a "story gone" notice that lists other links than its twin adds
-nothing. A Chinese character counts as a word, as in ``blocks.py``, and figures (times,
-counters) do not count. A banner the lexicon does not know is learned as its site's
-template instead (``index/blockcounts.py``).
+in one line. Lines that are only addresses (``/story/19.html``, ``https://...``), two or
+more in a row, are a list of links printed as their paths (``listed_addresses``): a
+"story gone" notice that lists other links than its twin adds nothing. A Chinese
+character counts as a word, as in ``blocks.py``, and figures (times, counters) do not
+count. A banner the lexicon does not know is learned as its site's template instead
+(``index/blockcounts.py``).
 """
 
 from __future__ import annotations
@@ -66,7 +67,10 @@ _LABELS = re.compile(
     re.IGNORECASE,
 )
 _BARE_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]{0,15}://|www\.|/)\S*", re.IGNORECASE)
-"""A line that is only a web address or a site path: a link printed as its address."""
+"""A line that is only a web address or a site path: a link printed as its address. Two
+or more such lines in a row are a list of links (``listed_addresses``); one alone may be
+what the page is about (the target of a "you are leaving this site" page)."""
+MIN_LISTED = 2
 _LABEL_WORDS = (
     "来源", "稿源", "时间", "浏览", "阅读", "点击", "字号", "编辑", "作者", "记者",
     "view", "visit", "read", "hit", "generated", "last", "published", "source", "updated",
@@ -101,8 +105,6 @@ def _cached(line: str) -> bool:
 
 
 def _judged(line: str) -> bool:
-    if _BARE_ADDRESS.fullmatch(line):  # a related-links list printed as paths: navigation
-        return True
     words = len(_WORD.findall(line))
     if words > MAX_NOTICE_WORDS:
         return False
@@ -115,11 +117,33 @@ def _judged(line: str) -> bool:
         return False
     if _LINE_START.search(line):
         return True
-    folded = line.casefold()
+    folded = line.casefold().replace("ı", "i").replace("i\u0307", "i")  # (İ, ı) as re does
     labels = len(_LABELS.findall(line)) if any(w in folded for w in _LABEL_WORDS) else 0
     if labels >= MIN_LABELS or (labels and words <= SHORT_WORDS):
         return True
     return words <= SHORT_WORDS and _SHORT_ONLY.search(line) is not None
+
+
+def listed_addresses(lines: list[str]) -> set[int]:
+    """The indexes of ``lines`` that are links printed as their addresses, in a list
+    (``MIN_LISTED`` or more in a row, blank lines between them allowed): a "related
+    stories" list, which a reader does not call content. A "story gone" notice that lists
+    other links than its twin adds nothing to it."""
+    listed: set[int] = set()
+    run: list[int] = []
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if len(stripped) <= MAX_LINE_CHARS and _BARE_ADDRESS.fullmatch(stripped):
+            run.append(index)
+            continue
+        if len(run) >= MIN_LISTED:
+            listed.update(run)
+        run = []
+    if len(run) >= MIN_LISTED:
+        listed.update(run)
+    return listed
 
 
 def without_chrome(text: str) -> str:
@@ -127,7 +151,12 @@ def without_chrome(text: str) -> str:
     page's SimHash, sketch and longest sentences are made of, so that a reprint in a
     portal's chrome is as near its original as the article it carries."""
     lines = text.splitlines()
-    kept = [line for line in lines if not line.strip() or not is_chrome(line)]
+    listed = listed_addresses(lines)
+    kept = [
+        line
+        for index, line in enumerate(lines)
+        if not line.strip() or (index not in listed and not is_chrome(line))
+    ]
     if len(kept) == len(lines) or not any(line.strip() for line in kept):
         return text
     return "\n".join(kept)

@@ -42,7 +42,8 @@ MIRROR_OF = "simdedup_mirror_of"
 """``Request.meta`` key of a request for a mirror's copy of a link that failed on the
 original: the failed URL (canonical). Such a request is never skipped."""
 MAX_FAILED_LINKS = 10_000
-"""Failed links remembered for a mirror that makes its first bet later; the oldest go."""
+"""Failed links remembered for a mirror that makes its first bet later, and soft 404s
+apart as many; the oldest go."""
 
 
 class FailedLinks:
@@ -69,8 +70,9 @@ class FailedLinks:
         self.verdicts = verdicts
         self._routed = routed
         self._guarded = guarded
-        # canonical URL -> (link, its request routed, whether its page came: a soft 404)
-        self._remembered: dict[str, tuple[UrlParts, Request, bool]] = {}
+        # canonical URL -> (link, its request routed), for links that failed and, apart
+        # (so that many soft 404s never push a failed link out), for soft 404s
+        self._remembered: dict[bool, dict[str, tuple[UrlParts, Request]]] = {False: {}, True: {}}
 
     def failed(self, request: Request) -> None:
         """``request`` brought no page: remember its link, and follow it on the mirrors
@@ -89,7 +91,8 @@ class FailedLinks:
         (canonical) are the pages found so. Each is followed on the mirrors betting on its
         host as a failed link is, routed as ``request`` was (the other page's link was made
         by the same site: the spider routes it alike)."""
-        if _link_of(request) is None:
+        link = _link_of(request)
+        if link is None:
             return
         routed = self._routed(request)
         for url in urls:
@@ -97,28 +100,31 @@ class FailedLinks:
                 parts = url_parts(url)
             except UrlNotCheckedError:
                 continue
-            self._remember(parts, routed.replace(url=url), came=True)
+            spelled = link[1] if parts.url == link[0].url else url  # as its page linked it
+            self._remember(parts, routed.replace(url=spelled), came=True)
 
     def _remember(self, parts: UrlParts, routed: Request, *, came: bool) -> None:
-        self._remembered.pop(parts.url, None)
-        if len(self._remembered) >= MAX_FAILED_LINKS:
-            del self._remembered[next(iter(self._remembered))]
-        self._remembered[parts.url] = parts, routed, came
+        remembered = self._remembered[came]
+        remembered.pop(parts.url, None)
+        if len(remembered) >= MAX_FAILED_LINKS:
+            del remembered[next(iter(remembered))]
+        remembered[parts.url] = parts, routed
         for rule in self._guarded(self.judge.copying_mirrors, parts.host, self.betting) or ():
-            self._follow(parts, rule)
+            self._follow(parts, rule, came=came)
 
     def first_bet(self, rule: Rule) -> None:
         """The mirror rule ``rule`` made its first bet: the links that failed on its
-        original before were on the pages it skips."""
-        for parts, _, _ in list(self._remembered.values()):
-            if parts.host == rule.other:
-                self._follow(parts, rule)
+        original before (or were soft 404s) were on the pages it skips."""
+        for came, remembered in self._remembered.items():
+            for parts, _ in list(remembered.values()):
+                if parts.host == rule.other:
+                    self._follow(parts, rule, came=came)
 
-    def _follow(self, parts: UrlParts, rule: Rule) -> None:
-        entry = self._remembered.get(parts.url)
+    def _follow(self, parts: UrlParts, rule: Rule, *, came: bool) -> None:
+        entry = self._remembered[came].get(parts.url)
         if entry is None:
             return
-        failed, came = entry[1], entry[2]
+        failed = entry[1]
         copy = self.judge.wanted_copy(parts, rule, came=came)
         if copy is None:
             return

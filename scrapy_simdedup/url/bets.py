@@ -55,8 +55,8 @@ class ParkedBets(Generic[T]):
         # over when it comes up): a look at the deadlines walks only the bets due since the
         # last, and those found due before that stood then (``_due``), as each such look
         # asks again whether they still do.
-        self._by_seconds: list[tuple[float, int, Bet[T]]] = []
-        self._by_pages: list[tuple[int, int, Bet[T]]] = []
+        self._by_seconds: list[tuple[float, int, str]] = []
+        self._by_pages: list[tuple[int, int, str]] = []
         self._parked = 0  # a tie-breaker: bets are not ordered
         self._due: set[str] = set()
 
@@ -73,9 +73,9 @@ class ParkedBets(Generic[T]):
         self._by_url[bet.url] = bet
         self._parked += 1
         if bet.due_seconds < math.inf:
-            heapq.heappush(self._by_seconds, (bet.due_seconds, self._parked, bet))
+            heapq.heappush(self._by_seconds, (bet.due_seconds, self._parked, bet.url))
         if bet.due_pages < 2**62:
-            heapq.heappush(self._by_pages, (bet.due_pages, self._parked, bet))
+            heapq.heappush(self._by_pages, (bet.due_pages, self._parked, bet.url))
         if bet.counterpart is not None:
             self._by_counterpart.setdefault(bet.counterpart, set()).add(bet.url)
         self._by_rule.setdefault(bet.rule, set()).add(bet.url)
@@ -150,14 +150,15 @@ class ParkedBets(Generic[T]):
     def _came_due(
         self, deadlines: list[Any], now: float, deadline: Callable[[Bet[T]], float]
     ) -> set[str]:
-        """The URLs of the bets held whose ``deadline`` is ``now`` or past (an entry of a
-        bet taken out, or parked again with another deadline, is passed over)."""
+        """The URLs of the bets held whose ``deadline`` is ``now`` or past, not due
+        before (an entry of a bet taken out, or parked again with another deadline, is
+        passed over; one due by its other deadline already came due)."""
         due: set[str] = set()
         while deadlines and deadlines[0][0] <= now:
-            when, _, entry = heapq.heappop(deadlines)
-            held = self._by_url.get(entry.url)
-            if held is not None and held is entry and deadline(held) == when:
-                due.add(held.url)
+            when, _, url = heapq.heappop(deadlines)
+            held = self._by_url.get(url)
+            if held is not None and deadline(held) == when and url not in self._due:
+                due.add(url)
         return due
 
     def get(self, url: str) -> Bet[T] | None:

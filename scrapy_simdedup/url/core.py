@@ -156,8 +156,10 @@ class UrlCore(Generic[T]):
             url = canonical_url(seen.url)
         except UrlNotCheckedError:
             return FETCH  # counted on its way to the downloader
+        offsite = None
         if "?" in url and seen.source:
-            if seen.is_offsite():
+            offsite = seen.is_offsite()
+            if offsite:
                 return FETCH
             self._switchers_linked(url, seen.source)
         held = self.bets.get(url)
@@ -167,10 +169,12 @@ class UrlCore(Generic[T]):
                 rule = self.judge.learner.rule(held.rule)
                 return Skip(rule, held.counterpart, already_parked=True)
             self._take_leftover(url)  # an interrupted crawl's: judged afresh
-        if self.judge.covers(url):  # (never an offsite URL: none is queued or parked)
+        if self.judge.covers(url):  # (offsite or not: met before, it is fetched either way)
             self.judge.met(url)  # at hand (perhaps another worker's): a path of its site
             return FETCH  # the same URL again: the dupefilter's business, not ours
-        if seen.is_offsite():
+        if offsite is None:
+            offsite = seen.is_offsite()
+        if offsite:
             return FETCH
         parts = self._parts(seen, count=False)
         if parts is None:
@@ -208,10 +212,12 @@ class UrlCore(Generic[T]):
             return actions + self._lost(parts.url, "counterpart_failed", follow=True)
         self._guarded(self.judge.fetched, parts)
         self.tally.inc_value(keys.URL_FETCHED)
-        if self.revisits or self.follows_failed:  # routed when needed: most never are
+        if self.revisits or self.follows_failed:
             if len(self._awaiting_verdict) >= MAX_AWAITING_VERDICT:  # the oldest goes
                 del self._awaiting_verdict[next(iter(self._awaiting_verdict))]
-            self._awaiting_verdict[parts.url] = ticket
+            # A re-visit is routed as the request was before the spider saw its page; a
+            # soft 404's links are routed when one is found (most pages are none).
+            self._awaiting_verdict[parts.url] = self._route(ticket) if self.revisits else ticket
         return actions
 
     def failed(self, url: str) -> list[Action[T]]:
@@ -291,7 +297,7 @@ class UrlCore(Generic[T]):
             revisit = self.revisits and self.drop
             if ticket is not None and revisit and self.judge.revisitable(original):
                 self.tally.inc_value(keys.URL_REVISITS_REQUESTED)
-                actions.append(Revisit(self._route(ticket), original))
+                actions.append(Revisit(ticket, original))
         elif original is not None and original != key:
             unpredicted = []
             for fetched in (url, canonical_or_none(original)):  # a soft 404 and its first
