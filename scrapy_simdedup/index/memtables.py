@@ -76,7 +76,9 @@ class _Table:
         self.array = values
         # bisect on a memoryview beats numpy's call for one value
         self.view = values if isinstance(values, array) else values.data
-        self.added: dict[int, list[int]] = {}
+        # Buckets as arrays, not lists: an array holds no objects, so the garbage collector
+        # does not track it (a crawl adds a bucket per table per page until the merge).
+        self.added: dict[int, array[int]] = {}
         self.removed: list[int] = []
         self.pending = 0
 
@@ -101,7 +103,10 @@ class _Table:
         return near
 
     def add(self, value: int) -> None:
-        self.added.setdefault(value >> self.shift, []).append(value)
+        bucket = self.added.get(value >> self.shift)
+        if bucket is None:
+            bucket = self.added[value >> self.shift] = array("Q")
+        bucket.append(value)
         self.pending += 1
         self._settle()
 

@@ -26,6 +26,7 @@ from scrapy_simdedup.index.location import StoreLocation
 from scrapy_simdedup.index.maintenance import reset_index
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.index.stores.atomic import AtomicStore
+from scrapy_simdedup.scrapy_layer.gcfreeze import FrozenAtStart
 from scrapy_simdedup.scrapy_layer.startup import config_for
 from scrapy_simdedup.stats import STORE_ERROR_REASON
 
@@ -54,6 +55,7 @@ class DedupState:
         # On a store several workers share: this worker's heartbeat, and the crawl it joined.
         self.heartbeats: Heartbeats | None = None
         self.crawl: CrawlRecord | None = None
+        self.frozen: FrozenAtStart | None = None  # SIMDEDUP_GC_FREEZE
 
     @classmethod
     def for_crawler(cls, crawler: Crawler) -> DedupState:
@@ -61,6 +63,8 @@ class DedupState:
         if state is None:
             config = config_for(crawler)
             state = cls._by_crawler[crawler] = cls(crawler, config)
+            if config.gc_freeze:  # held here: Scrapy's signals hold receivers weakly
+                state.frozen = FrozenAtStart.install(crawler)
         return state
 
     def location(self) -> StoreLocation:

@@ -24,7 +24,7 @@ from tests.support.crawls import (
     run_crawl,
     serve_sites,
 )
-from tests.support.loadedmodules import FINGERPRINTED_HERE, NUMPY_LOADED
+from tests.support.loadedmodules import FINGERPRINTED_HERE, GC_FROZEN, NUMPY_LOADED
 from tests.support.waits import wait_until
 
 # Real crawls (subprocesses with their own deadlines) take longer than the suite's
@@ -70,6 +70,8 @@ def test_demo_crawl_keeps_one_page_per_content(
     here = crawl.stats.get(FINGERPRINTED_HERE, 0)
     assert here > 0 or helper
     assert crawl.stats[NUMPY_LOADED] == (here > 0), (by_helper, here)
+    # What existed when the engine started is out of the collector's walks (SIMDEDUP_GC_FREEZE)
+    assert crawl.stats[GC_FROZEN] > 10_000
     _assert_one_page_per_content(crawl, sites)
     # Skips are no downloader errors: the demo's sites fail no download, so whatever the
     # URL middleware skipped (how much depends on the order pages come in), none is counted.
@@ -203,9 +205,12 @@ def test_disabled_plugin_changes_nothing(sites: dict[str, str], tmp_path: Path) 
         tmp_path / "feed.jsonl",
         "-s",
         "SIMDEDUP_ENABLED=False",
+        "-s",
+        'EXTENSIONS={"tests.support.loadedmodules.LoadedModules": 0}',
     )
     assert crawl.returncode == 0
     assert crawl.simdedup() == {}
+    assert crawl.stats[GC_FROZEN] == 0  # the collector is left alone
     assert len(crawl.items) == 2 * len(content_of({"original": sites["original"]}))
 
 

@@ -1,10 +1,12 @@
-"""An extension for the crawl tests: whether the crawl's process loaded numpy, and how many
+"""An extension for the crawl tests: whether the crawl's process loaded numpy, how many
 texts it fingerprinted itself (none went to the helper: it was busy, not started yet, or
-off), in the stats."""
+off), and how many objects were frozen out of garbage collection while it ran, in the
+stats."""
 
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 from typing import Any
 
@@ -14,6 +16,7 @@ from scrapy_simdedup.judges.content import ContentJudge
 
 NUMPY_LOADED = "test/numpy_loaded"
 FINGERPRINTED_HERE = "test/fingerprinted_in_the_crawls_process"
+GC_FROZEN = "test/gc_frozen_objects"
 
 
 class LoadedModules:
@@ -38,3 +41,4 @@ class LoadedModules:
 
     def spider_closed(self) -> None:
         self.stats.set_value(NUMPY_LOADED, "numpy" in sys.modules)
+        self.stats.set_value(GC_FROZEN, gc.get_freeze_count())

@@ -1,0 +1,72 @@
+"""The objects a crawl starts with, left out of garbage collection while it runs.
+
+Every full collection walks every object the collector tracks: the modules, classes and
+functions of Scrapy, Twisted and the plugin, which live as long as the process. On the
+benchmark site a full collection took 79 ms with the plugin (56 without), about 0.6 ms per
+fetched page. ``gc.freeze()`` once the engine has started moves what exists then into the
+permanent generation, which no collection walks: the crawl's process then spent 11% less
+CPU per fetched page with the plugin (7% less for plain Scrapy; docs/benchmarks.md).
+
+What is frozen is not freed by the cycle collector until ``gc.unfreeze()`` (reference
+counting still frees it): a collection runs first, so only what is alive when the engine
+starts is frozen, and the last crawl of the process to stop unfreezes it, so a process that
+runs crawl after crawl keeps nothing of the earlier ones. ``SIMDEDUP_GC_FREEZE = False``
+leaves the collector alone.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+from typing import TYPE_CHECKING, ClassVar
+
+from scrapy import signals
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+
+class FrozenAtStart:
+    """Freezes the heap when the first crawl of the process starts its engine, and
+    unfreezes it when the last one running stops."""
+
+    _running: ClassVar[int] = 0
+    _froze: ClassVar[bool] = False  # this process's heap is frozen by us
+
+    def __init__(self) -> None:
+        self._started = False
+
+    @classmethod
+    def install(cls, crawler: Crawler) -> FrozenAtStart:
+        hold = cls()
+        crawler.signals.connect(hold.engine_started, signal=signals.engine_started)
+        crawler.signals.connect(hold.engine_stopped, signal=signals.engine_stopped)
+        return hold
+
+    def engine_started(self) -> None:
+        if self._started:
+            return
+        self._started = True
+        cls = type(self)
+        cls._running += 1
+        if cls._running == 1 and gc.isenabled() and not gc.get_freeze_count():
+            gc.collect()
+            gc.freeze()
+            cls._froze = True
+            logger.debug(
+                "simdedup: %d objects made before the crawl started are left out of "
+                "garbage collection until it ends (SIMDEDUP_GC_FREEZE)",
+                gc.get_freeze_count(),
+            )
+
+    def engine_stopped(self) -> None:
+        if not self._started:
+            return
+        self._started = False
+        cls = type(self)
+        cls._running -= 1
+        if cls._running == 0 and cls._froze:
+            gc.unfreeze()
+            cls._froze = False
