@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from scrapy_simdedup.url.bets import Bet, ParkedBets
+from scrapy_simdedup.url.bets import RECHECK_ALWAYS, RECHECK_RATIO, RECHECK_SECONDS, Bet, ParkedBets
 from scrapy_simdedup.url.deadlines import (
     PENDING_FETCHES,
     PENDING_SECONDS,
@@ -89,6 +89,40 @@ def test_a_due_bet_that_stood_is_asked_again_when_another_comes_due() -> None:
     came.discard("o/1")  # (released since)
     late = bets.overdue(0.0, 80, stands, came.__contains__)
     assert sorted(bet.url for bet in late) == ["m/1", "m/2"]
+
+
+def test_many_due_bets_that_stood_are_asked_again_now_and_then_not_each_time() -> None:
+    bets: ParkedBets[str] = ParkedBets()
+    held = RECHECK_ALWAYS * RECHECK_RATIO
+    for n in range(held):
+        bets.park(_bet(f"m/{n}", f"o/{n}", pages=10))
+    asked: list[str] = []
+    came = {f"o/{n}" for n in range(held)} | {f"p/{n}" for n in range(2 * held)}
+
+    def fetched(url: str) -> bool:
+        asked.append(url)
+        return url in came
+
+    stands = lambda rule: True  # noqa: E731
+    assert bets.overdue(0.0, 10, stands, fetched) == [] and len(asked) == held  # all stood
+    came.discard("o/0")  # m/0 no longer stands (its counterpart's page was released)
+    steps = 0
+    while True:  # one bet comes due at a time: asked alone, until an eighth of them came
+        steps += 1
+        bets.park(_bet(f"n/{steps}", f"p/{steps}", pages=10 + steps))
+        asked.clear()
+        late = bets.overdue(1.0, 10 + steps, stands, fetched)
+        if late:
+            break
+        assert asked == [f"p/{steps}"] and steps < held
+    assert [bet.url for bet in late] == ["m/0"] and len(asked) > held  # all asked again
+    assert held / RECHECK_RATIO <= steps <= held / (RECHECK_RATIO - 1) + 1
+    came.discard("o/1")
+    bets.park(_bet("n/late", f"p/{held}", pages=held))
+    assert bets.overdue(2.0, held, stands, fetched) == []  # m/1 is asked again later ...
+    bets.park(_bet("n/later", f"p/{held + 1}", pages=held + 1))
+    late = bets.overdue(1.0 + RECHECK_SECONDS, held + 1, stands, fetched)  # ... then at last
+    assert [bet.url for bet in late] == ["m/1"]
 
 
 def test_an_interrupted_crawls_bet_is_due_at_once() -> None:

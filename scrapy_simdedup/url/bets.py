@@ -38,6 +38,16 @@ class Bet(Generic[T]):
     extended: bool = False  # its deadline was put off once (``UrlCore._waiting_longer``)
 
 
+RECHECK_ALWAYS = 64
+RECHECK_RATIO = 8
+RECHECK_SECONDS = 30.0
+"""Due bets that stood are asked again when more come due: every time while they are few
+(``RECHECK_ALWAYS``), else once as many as an eighth of them came due since, or
+``RECHECK_SECONDS`` passed. A crawl holding tens of thousands of such bets walked them all
+on every look at its deadlines; a bet that no longer stands is re-issued a little later
+(events that unsettle a bet, a counterpart failing or a rule weakened, take it out at once;
+the crawl's end asks every bet)."""
+
 MAX_CHAIN = 4
 """A bet may rely on another bet (``/x?sid=1`` on a skipped ``/x``, itself a mirror's copy
 of ``/x`` on the original) this many deep; longer chains, or a cycle, are re-issued."""
@@ -59,6 +69,8 @@ class ParkedBets(Generic[T]):
         self._by_pages: list[tuple[int, int, str]] = []
         self._parked = 0  # a tie-breaker: bets are not ordered
         self._due: set[str] = set()
+        self._walked = 0  # bets come due since those that stood were last asked again
+        self._rechecked_at = 0.0
 
     def __len__(self) -> int:
         return len(self._by_url)
@@ -141,10 +153,18 @@ class ParkedBets(Generic[T]):
         new |= self._came_due(self._by_pages, pages, _due_pages)
         if not new:
             return []
-        due = self._due | new
+        self._walked += len(new)
+        again = (
+            len(self._due) <= RECHECK_ALWAYS
+            or self._walked * RECHECK_RATIO >= len(self._due)
+            or seconds >= self._rechecked_at + RECHECK_SECONDS
+        )
+        due = self._due | new if again else new
+        if again:
+            self._walked, self._rechecked_at = 0, seconds
         good: dict[str, bool] = {}
         late = {url for url in due if not self._final(url, stands, fetched, good, 0)}
-        self._due = due - late
+        self._due = (due if again else self._due | due) - late
         return self._take(late)
 
     def _came_due(
