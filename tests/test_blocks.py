@@ -12,6 +12,7 @@ from scrapy_simdedup.fingerprint.blocks import (
     PackedBlocks,
     blocks_from_bytes,
     blocks_to_bytes,
+    packed_text_blocks,
     text_blocks,
 )
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes
@@ -170,3 +171,23 @@ def test_a_banner_differing_in_its_figures_is_one_template_block_and_chrome_is_f
     assert packed is not None and packed.chrome == (False, False, True)
     assert packed.templates == tuple(b.template_hash for b in blocks[0])
     assert packed.exacts[2] == packed.templates[2]  # no figures: its exact hash
+
+
+@pytest.mark.parametrize("repeat", [1, 400])  # 400: past MAX_BLOCK_CHARS, cut mid-line
+def test_blocks_packed_straight_are_the_blocks_packed(repeat: int) -> None:
+    from scrapy_simdedup.fingerprint.chrome import chrome_lines
+
+    page = (
+        "Home > News > World\n"
+        "来源：新华社 | 发布时间：2026-11-28 09:30 | 浏览：12,345\n"
+        "The council met on Tuesday and voted to widen the river path by two metres.\n"
+        "/story/19.html\n/story/20.html\n"
+        "Bus 12 leaves at 07:40 and 08:10.\nShort cell\nAnother cell here\n"
+        "Copyright © 2026 Example News. All rights reserved.\n"
+    ) * repeat
+    expected = PackedBlocks.pack(text_blocks(page, 7)).raw
+    assert packed_text_blocks(page, 7).raw == expected
+    flags = chrome_lines(page.splitlines())  # given by the caller, as fingerprinted() does
+    assert packed_text_blocks(page, 7, chrome=flags).raw == expected
+    assert text_blocks(page, 7, chrome=flags) == text_blocks(page, 7)
+    assert any(block.chrome for block in text_blocks(page, 7))

@@ -146,17 +146,25 @@ def listed_addresses(lines: list[str]) -> set[int]:
     return listed
 
 
-def without_chrome(text: str) -> str:
+def chrome_lines(lines: list[str]) -> list[bool]:
+    """Whether each of ``lines`` is chrome (``is_chrome``, or in a list of addresses); a
+    blank line is not. Worked out once per text: ``without_chrome`` and the text's blocks
+    both need it."""
+    listed = listed_addresses(lines)
+    return [
+        bool(line.strip()) and (index in listed or is_chrome(line))
+        for index, line in enumerate(lines)
+    ]
+
+
+def without_chrome(text: str, *, chrome: list[bool] | None = None) -> str:
     """``text`` without its chrome lines (``text`` itself when it is all chrome): what a
     page's SimHash, sketch and longest sentences are made of, so that a reprint in a
-    portal's chrome is as near its original as the article it carries."""
+    portal's chrome is as near its original as the article it carries. ``chrome``:
+    ``chrome_lines(text.splitlines())``, when the caller has it."""
     lines = text.splitlines()
-    listed = listed_addresses(lines)
-    kept = [
-        line
-        for index, line in enumerate(lines)
-        if not line.strip() or (index not in listed and not is_chrome(line))
-    ]
+    flags = chrome_lines(lines) if chrome is None else chrome
+    kept = [line for line, is_chrome_line in zip(lines, flags, strict=True) if not is_chrome_line]
     if len(kept) == len(lines) or not any(line.strip() for line in kept):
         return text
     return "\n".join(kept)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scrapy_simdedup.errors import TextTooShortError
-from scrapy_simdedup.fingerprint.blocks import PackedBlocks, text_blocks
-from scrapy_simdedup.fingerprint.chrome import without_chrome
+from scrapy_simdedup.fingerprint.blocks import PackedBlocks, packed_text_blocks
+from scrapy_simdedup.fingerprint.chrome import chrome_lines, without_chrome
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes, split_sentences
 from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, exact_hash, fingerprint_text
@@ -39,7 +39,8 @@ def fingerprinted(
     ``chrome.py``); the exact hash and the blocks are of the whole text."""
     if exact is None:
         exact = exact_hash(text, seed)
-    content = without_chrome(text)
+    chrome = chrome_lines(text.splitlines())  # for the fingerprints and the blocks alike
+    content = without_chrome(text, chrome=chrome)
     fingerprint = fingerprint_text(
         content, tokenizer=tokenizer, seed=seed, with_sketch=True, exact=exact
     )
@@ -47,5 +48,5 @@ def fingerprinted(
         sentences = sentence_hashes(content, seed=seed, split=split_sentences(content))
     except TextTooShortError:
         sentences = frozenset()
-    blocks = PackedBlocks.pack(text_blocks(text, seed))
+    blocks = packed_text_blocks(text, seed, chrome=chrome)
     return Fingerprinted(fingerprint, sentences, blocks, payload_of(fingerprint.sketch, blocks))
