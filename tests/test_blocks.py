@@ -6,6 +6,7 @@ import mmh3
 import pytest
 
 from scrapy_simdedup.fingerprint.blocks import (
+    MAX_BLOCK_CHARS,
     MAX_BLOCKS,
     NEAR_BITS,
     Block,
@@ -173,19 +174,40 @@ def test_a_banner_differing_in_its_figures_is_one_template_block_and_chrome_is_f
     assert packed.exacts[2] == packed.templates[2]  # no figures: its exact hash
 
 
-@pytest.mark.parametrize("repeat", [1, 400])  # 400: past MAX_BLOCK_CHARS, cut mid-line
-def test_blocks_packed_straight_are_the_blocks_packed(repeat: int) -> None:
+_PAGE = (
+    "Home > News > World\n"
+    "来源：新华社 | 发布时间：2026-11-28 09:30 | 浏览：12,345\n"
+    "The council met on Tuesday and voted to widen the river path by two metres.\n"
+    "/story/19.html\n/story/20.html\n"
+    "Bus 12 leaves at 07:40 and 08:10.\nShort cell\nAnother cell here\n"
+    "Copyright © 2026 Example News. All rights reserved.\n"
+)
+
+
+def _crossing_the_cut() -> str:
+    """A page whose last line crosses ``MAX_BLOCK_CHARS``: cut there, it is a short
+    copyright notice (chrome); whole, a paragraph of 300 words (content)."""
+    rule = "-" * 99 + "\n"  # no words: no blocks
+    head = _PAGE + rule * ((MAX_BLOCK_CHARS - 200 - len(_PAGE)) // len(rule))
+    return head + "Copyright © 2026 Example News. " + " ".join(f"word{n}" for n in range(300))
+
+
+@pytest.mark.parametrize(
+    ("page", "packed_at_38b0070"),
+    [
+        (_PAGE, "d661b8d48ab508a7b7383ef5a44da441ee906254"),
+        (_PAGE * 400, "882981cdfa6c0c75d75351318150d75fedf64539"),  # past MAX_BLOCKS
+        (_crossing_the_cut(), "173ff8b5e2d1d5eff71956a6307063008ae6ab9b"),
+    ],
+    ids=["page", "past_max_blocks", "crossing_the_cut"],
+)
+def test_blocks_packed_straight_are_the_blocks_packed(page: str, packed_at_38b0070: str) -> None:
+    import hashlib
+
     from scrapy_simdedup.fingerprint.chrome import chrome_lines
 
-    page = (
-        "Home > News > World\n"
-        "来源：新华社 | 发布时间：2026-11-28 09:30 | 浏览：12,345\n"
-        "The council met on Tuesday and voted to widen the river path by two metres.\n"
-        "/story/19.html\n/story/20.html\n"
-        "Bus 12 leaves at 07:40 and 08:10.\nShort cell\nAnother cell here\n"
-        "Copyright © 2026 Example News. All rights reserved.\n"
-    ) * repeat
     expected = PackedBlocks.pack(text_blocks(page, 7)).raw
+    assert hashlib.sha1(expected).hexdigest() == packed_at_38b0070  # as the code before
     assert packed_text_blocks(page, 7).raw == expected
     flags = chrome_lines(page.splitlines())  # given by the caller, as fingerprinted() does
     assert packed_text_blocks(page, 7, chrome=flags).raw == expected

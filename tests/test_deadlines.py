@@ -95,34 +95,36 @@ def test_many_due_bets_that_stood_are_asked_again_now_and_then_not_each_time() -
     bets: ParkedBets[str] = ParkedBets()
     held = RECHECK_ALWAYS * RECHECK_RATIO
     for n in range(held):
-        bets.park(_bet(f"m/{n}", f"o/{n}", pages=10))
+        bets.park(Bet(f"m/{n}", f"mirror-{n}", f"o/{n}", f"m/{n}", due_pages=10))
     asked: list[str] = []
-    came = {f"o/{n}" for n in range(held)} | {f"p/{n}" for n in range(2 * held)}
+    outvoted: set[str] = set()
 
-    def fetched(url: str) -> bool:
-        asked.append(url)
-        return url in came
+    def stands(rule: str) -> bool:
+        asked.append(rule)
+        return rule not in outvoted
 
-    stands = lambda rule: True  # noqa: E731
-    assert bets.overdue(0.0, 10, stands, fetched) == [] and len(asked) == held  # all stood
-    came.discard("o/0")  # m/0 no longer stands (its counterpart's page was released)
+    came = lambda url: True  # noqa: E731
+    assert bets.overdue(0.0, 10, stands, came) == [] and len(asked) == held  # all stood
+    outvoted.add("mirror-0")  # another mirror's rule won: m/0 no longer stands
     steps = 0
     while True:  # one bet comes due at a time: asked alone, until an eighth of them came
         steps += 1
         bets.park(_bet(f"n/{steps}", f"p/{steps}", pages=10 + steps))
         asked.clear()
-        late = bets.overdue(1.0, 10 + steps, stands, fetched)
+        late = bets.overdue(1.0, 10 + steps, stands, came)
         if late:
             break
-        assert asked == [f"p/{steps}"] and steps < held
+        assert asked == ["mirror"] and steps < held
     assert [bet.url for bet in late] == ["m/0"] and len(asked) > held  # all asked again
     assert held / RECHECK_RATIO <= steps <= held / (RECHECK_RATIO - 1) + 1
-    came.discard("o/1")
-    bets.park(_bet("n/late", f"p/{held}", pages=held))
-    assert bets.overdue(2.0, held, stands, fetched) == []  # m/1 is asked again later ...
-    bets.park(_bet("n/later", f"p/{held + 1}", pages=held + 1))
-    late = bets.overdue(1.0 + RECHECK_SECONDS, held + 1, stands, fetched)  # ... then at last
+    outvoted.add("mirror-1")
+    bets.park(_bet("n/late", "p/late", pages=held))
+    assert bets.overdue(2.0, held, stands, came) == []  # m/1 is asked again later ...
+    bets.park(_bet("n/later", "p/later", pages=held + 1))
+    late = bets.overdue(1.0 + RECHECK_SECONDS, held + 1, stands, came)  # ... then at last
     assert [bet.url for bet in late] == ["m/1"]
+    outvoted.add("mirror-2")  # when the crawl goes idle, every bet is asked at once
+    assert [bet.url for bet in bets.unsettled(stands, came)] == ["m/2"]
 
 
 def test_an_interrupted_crawls_bet_is_due_at_once() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 
 import pytest
@@ -18,8 +19,10 @@ _SETTINGS = {"SIMDEDUP_STORE": "memory", "MEMUSAGE_ENABLED": False}
 @pytest.fixture(autouse=True)
 def _thawed() -> Iterator[None]:
     gc.unfreeze()
+    FrozenAtStart._running, FrozenAtStart._froze = 0, False
     yield
     gc.unfreeze()
+    FrozenAtStart._running, FrozenAtStart._froze = 0, False
 
 
 def _send(crawler: object, signal: object) -> None:
@@ -36,14 +39,33 @@ def test_frozen_from_engine_start_to_stop() -> None:
     assert gc.get_freeze_count() == 0  # a process that runs another crawl keeps nothing
 
 
-def test_two_crawlers_thaw_when_the_last_stops() -> None:
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_a_crawl_that_stops_beside_another_is_thawed_and_collected() -> None:
     first, second = (get_crawler(settings_dict=_SETTINGS) for _ in "ab")
-    for crawler in (first, second):
-        DedupState.for_crawler(crawler)
-        _send(crawler, signals.engine_started)
+    DedupState.for_crawler(first)
+    DedupState.for_crawler(second)
+    held = _Cycle()  # made before the first crawl starts: frozen with it
+    watch = weakref.ref(held)
+    _send(first, signals.engine_started)
+    _send(second, signals.engine_started)
+    del held
+    gc.collect()
+    assert watch() is not None  # frozen: no collection frees it
     _send(first, signals.engine_stopped)
-    assert gc.get_freeze_count() > 0  # the second crawl still runs
+    assert gc.get_freeze_count() > 10_000  # the second crawl still runs: frozen again ...
+    assert watch() is None  # ... after a collection: the garbage of the first is gone
     _send(second, signals.engine_stopped)
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_stop_before_the_start_leaves_the_heap_alone() -> None:
+    hold = FrozenAtStart()
+    hold.engine_stopped()  # the engine stopped while its start signal was on its way
+    hold.engine_started()
     assert gc.get_freeze_count() == 0
 
 

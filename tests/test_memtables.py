@@ -211,3 +211,24 @@ def test_a_page_missing_from_one_table_is_still_found(tmp_path: Path) -> None:
         query = fingerprints[7] ^ 0b101  # 2 bits away: in the buckets of several tables
         found = [match.key for match in index.near(query)]
         assert found == ["page-7"] == [m.key for m in _scanning(index).near(query)]
+
+
+def test_additions_in_one_bucket_are_found_and_removed_one_by_one() -> None:
+    import gc
+
+    table = memtables._Table(48, memtables._empty())
+    first, second, third = (5 << 48) | 1, (5 << 48) | 2, (5 << 48) | 3  # one bucket
+    for value in (first, second, third):
+        table.add(value)
+    assert table.near(first, 2) == {first, second, third} and len(table) == 3
+    table.remove(second)
+    assert table.near(first, 2) == {first, third}
+    table.remove(first)
+    assert table.near(first, 2) == {third} and len(table) == 1
+    table.remove(third)
+    assert table.near(first, 2) == set() and table.added == {}
+    table.add(first)
+    table.add(second)  # two in a bucket: a tuple
+    table.add(7 << 48)  # one alone: an int
+    gc.collect()  # a bucket's additions are nothing the collector walks
+    assert not any(gc.is_tracked(held) for held in table.added.values())

@@ -76,9 +76,10 @@ class _Table:
         self.array = values
         # bisect on a memoryview beats numpy's call for one value
         self.view = values if isinstance(values, array) else values.data
-        # Buckets as arrays, not lists: an array holds no objects, so the garbage collector
-        # does not track it (a crawl adds a bucket per table per page until the merge).
-        self.added: dict[int, array[int]] = {}
+        # A bucket's additions: one value alone (most buckets), else a tuple. A list would be
+        # an object the garbage collector walks (one per table per page until the merge);
+        # ints are not tracked, and a tuple of ints stops being tracked once it was seen.
+        self.added: dict[int, int | tuple[int, ...]] = {}
         self.removed: list[int] = []
         self.pending = 0
 
@@ -97,23 +98,28 @@ class _Table:
             near = set(bucket[popcount(bucket ^ np.uint64(query)) <= limit].tolist())
         else:
             near = {v for v in self.view[start:stop].tolist() if (v ^ query).bit_count() <= limit}
-        for value in self.added.get(query >> self.shift, ()):
+        for value in _values(self.added.get(query >> self.shift)):
             if (value ^ query).bit_count() <= limit:
                 near.add(value)
         return near
 
     def add(self, value: int) -> None:
-        bucket = self.added.get(value >> self.shift)
-        if bucket is None:
-            bucket = self.added[value >> self.shift] = array("Q")
-        bucket.append(value)
+        key = value >> self.shift
+        held = self.added.get(key)
+        self.added[key] = value if held is None else (*_values(held), value)
         self.pending += 1
         self._settle()
 
     def remove(self, value: int) -> None:
-        bucket = self.added.get(value >> self.shift)
-        if bucket and value in bucket:
-            bucket.remove(value)
+        key = value >> self.shift
+        bucket = _values(self.added.get(key))
+        if value in bucket:
+            kept = list(bucket)
+            kept.remove(value)
+            if not kept:
+                del self.added[key]
+            else:
+                self.added[key] = kept[0] if len(kept) == 1 else tuple(kept)
             self.pending -= 1
         else:
             self.removed.append(value)
@@ -125,7 +131,8 @@ class _Table:
         np = _numpy()
         merged = _without(np.asarray(self.array, dtype=np.uint64), self.removed)
         if self.pending:
-            added = np.array(sorted(v for bucket in self.added.values() for v in bucket), np.uint64)
+            added = sorted(v for held in self.added.values() for v in _values(held))
+            added = np.array(added, np.uint64)
             merged = np.insert(merged, np.searchsorted(merged, added), added)
         self._hold(merged)
 
@@ -229,6 +236,13 @@ class MemoryTables:
             f"{self.limit:,}",
         )
         self._tables = None
+
+
+def _values(held: int | tuple[int, ...] | None) -> tuple[int, ...]:
+    """A bucket's additions as ``_Table.added`` holds them, as a tuple."""
+    if held is None:
+        return ()
+    return (held,) if isinstance(held, int) else held
 
 
 def _without(values: np.ndarray, removed: list[int]) -> np.ndarray:

@@ -44,9 +44,11 @@ RECHECK_SECONDS = 30.0
 """Due bets that stood are asked again when more come due: every time while they are few
 (``RECHECK_ALWAYS``), else once as many as an eighth of them came due since, or
 ``RECHECK_SECONDS`` passed. A crawl holding tens of thousands of such bets walked them all
-on every look at its deadlines; a bet that no longer stands is re-issued a little later
-(events that unsettle a bet, a counterpart failing or a rule weakened, take it out at once;
-the crawl's end asks every bet)."""
+on every look at its deadlines. A bet that stops standing with no event that takes it out
+(its rule outvoted by another mirror's, the bet it relies on re-issued, another worker's
+verdict) is re-issued that much later; when the crawl goes idle or its budget is nearly
+spent, every bet is asked (``unsettled``), and a crawl stopped otherwise keeps its bets
+parked for the next run."""
 
 MAX_CHAIN = 4
 """A bet may rely on another bet (``/x?sid=1`` on a skipped ``/x``, itself a mirror's copy
