@@ -417,7 +417,6 @@ def test_a_crawl_that_ends_on_a_budget_keeps_the_pages_only_a_mirror_has(
     the queue when the budget leaves only its reserve."""
     sites = urlsites.mirror_ahead_of_archive(delay=delay)
     counts: dict[str, list[int]] = {"plugin": [], "plain": []}
-    missed: list[list[str]] = []  # per round: the mirror's own pages plain Scrapy kept, not us
     with urlsites.serve(sites) as urls:
         urlsites.link_own_pages(sites, urls, every=2)
         # Three crawls each, interleaved: the order in which a loaded machine answers
@@ -430,15 +429,22 @@ def test_a_crawl_that_ends_on_a_budget_keeps_the_pages_only_a_mirror_has(
             counts["plugin"].append(len(_kept(crawl, urls, sites)))
             counts["plain"].append(len(_kept(plain, urls, sites)))
             own = {f"own-{m}" for m in range(1, 13)}  # linked from the archive's first pages
-            missed.append(sorted(_kept(plain, urls, sites) & own - _kept(crawl, urls, sites)))
+            missed = _kept(plain, urls, sites) & own - _kept(crawl, urls, sites)
+            # A budget cuts by the order responses come in, for plain Scrapy as for the
+            # plugin: plain Scrapy itself keeps own-3 in one run and not in the next. A page
+            # is lost to the plugin when its request was skipped and not fetched back; one
+            # whose link the crawl never reached before the budget (own-1 when the archive's
+            # first pages wait under newer requests to its last fetches) is the budget's cut.
+            requested = {
+                f"own-{m}"
+                for m in re.findall(r"(?:skipped|Crawled \(200\) <GET) \S+/own/(\d+)", crawl.log)
+            }
+            assert not missed & requested, (sorted(missed & requested), _fetched_lines(crawl)[-40:])
             if n == 0:
                 first = crawl
     crawl = first
     assert "closespider_" in crawl.stats.get("finish_reason", ""), crawl.stats
     kept = _kept(crawl, urls, sites)
-    # A page the archive links in the budget's last reserve is fetched, or not, by the order
-    # a loaded machine answers in (once: own-1): in most rounds none is missed.
-    assert sum(not pages for pages in missed) >= 2, missed
     assert statistics.median(counts["plugin"]) >= statistics.median(counts["plain"]), counts
     # The bets were made, and none was left waiting at the close: each was re-issued.
     skipped = set(re.findall(r"skipped (\S+/own/\d+)", crawl.log))
