@@ -119,12 +119,7 @@ def packed_text_blocks(text: str, seed: int, *, chrome: list[bool] | None = None
     """``PackedBlocks.pack(text_blocks(text, seed))``, packed straight from the hashes: the
     fingerprint helper sends the bytes, and a ``Block`` object per sentence was 2% of its
     work."""
-    found = _block_fields(text, seed, chrome)
-    flat: list[int] = []
-    for exact, simhash, wordset, words, masked_hash, is_chrome_block, volatile in found:
-        flags = (_MARKED if is_chrome_block else 0) | (_VOLATILE if volatile else 0)
-        flat += (exact, simhash, wordset, masked_hash, min(words, _MAX_WORDS) | flags)
-    return PackedBlocks(_packing(len(found)).pack(len(found) | _MARKED, *flat))
+    return PackedBlocks(_packed(_block_fields(text, seed, chrome)))
 
 
 _Fields = tuple[int, int, int, int, int, bool, bool]  # a Block's, in its order
@@ -216,19 +211,20 @@ def _word_prints(blocks: list[list[str]], seed: int) -> list[tuple[int, int]]:
 
 
 def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
-    body = b"".join(
-        _BLOCK.pack(
-            b.exact,
-            b.simhash,
-            b.wordset,
-            b.masked,
-            min(b.words, _MAX_WORDS)
-            | (_MARKED if b.chrome else 0)
-            | (_VOLATILE if b.volatile else 0),
-        )
-        for b in blocks
+    return _packed(
+        [(b.exact, b.simhash, b.wordset, b.words, b.masked, b.chrome, b.volatile) for b in blocks]
     )
-    return _COUNT.pack(len(blocks) | _MARKED) + body
+
+
+def _packed(found: list[_Fields]) -> bytes:
+    """The one writer of the layout ``PackedBlocks`` reads: the count (marked: current
+    blocks), then each block's hashes and its word count with its chrome and volatile
+    flags."""
+    flat: list[int] = []
+    for exact, simhash, wordset, words, masked_hash, is_chrome_block, volatile in found:
+        flags = (_MARKED if is_chrome_block else 0) | (_VOLATILE if volatile else 0)
+        flat += (exact, simhash, wordset, masked_hash, min(words, _MAX_WORDS) | flags)
+    return _packing(len(found)).pack(len(found) | _MARKED, *flat)
 
 
 def _block_of(exact: int, simhash: int, wordset: int, masked: int, words: int) -> Block:
