@@ -72,6 +72,22 @@ def test_what_one_worker_fetched_settles_another_workers_bets(store: RedisStore)
     assert not other.brought(B)  # barren: its page is not in this crawl's feed
 
 
+def test_every_worker_knows_which_page_another_found_a_copy_of(store: RedisStore) -> None:
+    """A new page's verdict can reach its worker after another worker found its mirror's
+    page a copy of it: the record tells that copy from a page judged new (issue 35)."""
+    crawl = join_crawl(store, worker(store, "w1")).record
+    other = join_crawl(store, worker(store, "w2")).record
+    for url in (A, B, C):
+        crawl.fetched(url)
+    in_crawl(Verdict(A), crawl)
+    in_crawl(Verdict(C, original=A), crawl)
+    in_crawl(Verdict(B, original="http://elsewhere.test/x"), crawl)  # barren
+    assert other.judged_copy_of(C) == A and other.brought(C)
+    assert other.judged_copy_of(A) is None and other.was_judged(A)
+    assert other.judged_copy_of(B) is None and not other.brought(B)
+    assert other.judged_copy_of("http://never.test/") is None
+
+
 def test_a_bet_relying_on_a_bet_settles_on_the_last_counterpart(store: RedisStore) -> None:
     crawl = join_crawl(store, worker(store, "w1")).record
     crawl.bet(C, B)

@@ -110,6 +110,44 @@ def test_samples_are_frequent_while_evidence_is_thin_and_a_new_page_weakens_the_
     assert not learner.decide(url_parts(f"{MIRROR}/p/20"), fetched).skip
 
 
+def test_a_new_page_whose_copy_another_worker_judged_first_weakens_no_rule() -> None:
+    """Two workers: one finds the original's page new, the other its mirror's page a copy
+    of it, and the first hears of its own verdict after that. The two are one page: the
+    mirror rule stands (one such race re-issued 192 requests, issue 35). A mirror page
+    judged new, or a copy of another page, beside a new original is a failure, as before;
+    so for a parameter's page beside its bare page."""
+    fetched, copies = Fetched(), {}
+    learner = _learner(fetched, min_evidence=3)
+    learner.copy_of = copies.get
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    copy, original = f"{MIRROR}/p/7.html", f"{ORIGINAL}/p/7.html"
+    fetched.update({copy, original})
+    copies[copy] = original  # judged on the other worker, before this one heard of /p/7
+    assert learner.observe(url_parts(original), None) == []
+    fetched.add(f"{ORIGINAL}/p/9.html")
+    assert learner.decide(url_parts(f"{MIRROR}/p/9.html"), fetched).skip
+    for other in (None, f"{ORIGINAL}/elsewhere.html"):  # judged new, or another page's copy
+        fetched.update({f"{MIRROR}/p/8.html", f"{ORIGINAL}/p/8.html"})
+        copies.pop(f"{MIRROR}/p/8.html", None)
+        if other is not None:
+            copies[f"{MIRROR}/p/8.html"] = other
+        weakened = learner.observe(url_parts(f"{ORIGINAL}/p/8.html"), None)
+        assert [rule.describe() for rule in weakened] == ["m.example mirrors a.example"]
+    # A parameter: the bare page judged a copy of the ?sid= page that came back new.
+    for n in range(3):
+        _copy(learner, fetched, f"{ORIGINAL}/doc/{n}?sid=s{n}", f"{ORIGINAL}/doc/{n}")
+    page, bare = f"{ORIGINAL}/doc/7?sid=s7", f"{ORIGINAL}/doc/7"
+    fetched.update({page, bare})
+    copies[bare] = page
+    assert learner.observe(url_parts(page), None) == []
+    fetched.add(f"{ORIGINAL}/doc/9")
+    assert learner.decide(url_parts(f"{ORIGINAL}/doc/9?sid=new"), fetched).skip
+    copies[bare] = f"{ORIGINAL}/doc/6"  # the bare page copies another: they differ
+    (weakened,) = learner.observe(url_parts(page), None)
+    assert weakened.kind == "pattern" and weakened.specific
+
+
 def test_parameters_that_change_nothing_are_learned_per_host() -> None:
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=3)

@@ -46,6 +46,7 @@ QUEUED = b"q"
 FETCHED = b"f"
 JUDGED = b"j"
 BARREN = b"b"  # a JUDGED value: a copy of a page this crawl did not keep
+COPY_OF = b"c"  # a JUDGED value's start: a copy of the (kept) page whose URL follows
 KEPT = b"k"
 BET = b"p"
 MAX_CHAIN = 8  # bets relying on bets, followed across workers (as ``url/bets.py`` does)
@@ -112,8 +113,21 @@ class CrawlRecord:
     def was_kept(self, url: str) -> bool:
         return self.store.get(self._key(KEPT, url)) is not None
 
-    def judged(self, url: str, *, barren: bool) -> None:
-        self.store.write({self._key(JUDGED, url): BARREN if barren else b""})
+    def judged(self, url: str, *, barren: bool, original: str | None = None) -> None:
+        """A worker has the content verdict on ``url``'s page: new (``original`` None), a
+        copy of ``original``, or ``barren`` (a copy of a page this crawl did not keep)."""
+        value = BARREN if barren else b""
+        if original is not None and not barren:
+            value = COPY_OF + original.encode("utf-8", "surrogatepass")
+        self.store.write({self._key(JUDGED, url): value})
+
+    def judged_copy_of(self, url: str) -> str | None:
+        """The page a worker of this crawl found ``url``'s page a copy of (a kept one), or
+        None (new, barren, not judged)."""
+        value = self.store.get(self._key(JUDGED, url))
+        if value is None or not value.startswith(COPY_OF):
+            return None
+        return value[len(COPY_OF) :].decode("utf-8", "surrogatepass")
 
     def was_judged(self, url: str) -> bool:
         """Whether a worker of this crawl has the content verdict on ``url``'s page."""

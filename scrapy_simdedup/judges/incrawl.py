@@ -34,5 +34,6 @@ def in_crawl(verdict: Verdict, crawl: CrawlRecord) -> Verdict:
             return Verdict(verdict.key, verdict.key, found_by="same_key")
         return verdict
     original = canonical_or_none(verdict.original)
-    crawl.judged(url, barren=original is None or not crawl.was_kept(original))
+    barren = original is None or not crawl.was_kept(original)
+    crawl.judged(url, barren=barren, original=original)
     return verdict

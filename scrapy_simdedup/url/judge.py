@@ -61,6 +61,7 @@ class UrlJudge:
         self.fetched_now: set[str] = set()
         self.judged_now: set[str] = set()  # fetched, and its content verdict arrived
         self.kept_now: set[str] = set()  # judged new or a re-visit: its page is in the feed
+        self.copies_now: dict[str, str] = {}  # judged a copy: the page it copies
         self.barren: set[str] = set()  # fetched copies of pages this crawl did not keep
         # fetched pages that copy another path of their host (a soft 404): see unpredicted
         self.unpredicted_now: set[str] = set()
@@ -101,6 +102,7 @@ class UrlJudge:
         judge = cls(urls, learner, mode=mode, seed=index.seed, sample_every=sample_every)
         judged.judge = judge
         learner.first_section = judge._first_section
+        learner.copy_of = judged.copy_of
         learner.sizes.shared = judge._queued_by_all
         return judge
 
@@ -247,6 +249,7 @@ class UrlJudge:
         """``url``'s item was dropped later: its page no longer covers its copies."""
         self.fetched_now.discard(url)
         self.kept_now.discard(url)
+        self.copies_now.pop(url, None)
         self.urls.discard(url)
         self.marks.discard(url)
         self.lost(url)
@@ -261,6 +264,8 @@ class UrlJudge:
                 self.kept_now.add(parts.url)
             return [] if original == key else self.learner.observe(parts, None)
         copied = url_parts(original)
+        if len(self.copies_now) < MAX_REMEMBERED:
+            self.copies_now[parts.url] = copied.url
         if not self.kept(original) and len(self.barren) < MAX_REMEMBERED:
             self.barren.add(parts.url)
         elif copied.host == parts.host and copied.segments != parts.segments:
@@ -392,6 +397,14 @@ class _Judged:
         if judge.crawl is not None and judge.crawl.was_fetched(url):  # by another worker
             return judge.crawl.was_judged(url)
         return judge.was_fetched(url)
+
+    def copy_of(self, url: str) -> str | None:
+        """The page ``url``'s page was judged a copy of in this crawl, on any worker."""
+        judge = self.judge
+        assert judge is not None, "set as soon as the judge is made"
+        if url in judge.fetched_now:
+            return judge.copies_now.get(url)
+        return None if judge.crawl is None else judge.crawl.judged_copy_of(url)
 
 
 def fetched_before(judge: UrlJudge, crawl: CrawlRecord | None) -> int:

@@ -253,6 +253,8 @@ class UrlLearner:
         self.news = news
         self.evidence = CrawlEvidence()  # what this worker saw itself, and the others
         self.fetched = fetched
+        # The page a judged URL's page was found a copy of (None: new, or not known).
+        self.copy_of: Callable[[str], str | None] = lambda url: None
         self.sizes = sizes or SiteSizes()
         self.min_evidence = min_evidence
         self.sample_every = sample_every
@@ -620,9 +622,9 @@ class UrlLearner:
         rules = self._by_host.get(parts.host)
         # Most new pages are on hosts without rules: nothing to work out for them.
         weakened = self._contradicted_on_host(parts, rules) if rules else []
-        # A new page on an original whose mirror's copy was fetched: they differ.
+        # A new page on an original whose mirror's copy was judged: they differ.
         for rule in self._mirrors_of.get(parts.host, ()):
-            if self.fetched(parts.with_host(rule.host)):
+            if self._judged_apart(parts.with_host(rule.host), parts):
                 weakened.append(rule)
         for rule in weakened:
             self._record(rule, duplicate=False)
@@ -644,13 +646,22 @@ class UrlLearner:
                 rule.stopped = rule.stopped or relevant
             else:
                 counterpart = self._counterpart(rule, parts, in_force)
-                relevant = counterpart is not None and self.fetched(counterpart)
+                relevant = counterpart is not None and self._judged_apart(counterpart, parts)
                 if relevant and rule.kind == "pattern":
                     rule.specific = True  # this value is no copy: nor is any value
                     rule.deny(parts)  # nor this value, anywhere in the section
             if relevant:
                 weakened.append(rule)
         return weakened
+
+    def _judged_apart(self, other: str, new: UrlParts) -> bool:
+        """Whether ``other``'s page was judged and is not ``new``'s: ``new`` came back new
+        beside it, so the two differ. On one worker a page's verdict follows the verdicts
+        judged before it. Another worker may have judged ``other`` a copy of ``new`` in
+        the moment between ``new``'s verdict and this worker hearing of it: the two are
+        one page then, and no rule relying on it failed (a mirror rule so weakened re-issued
+        192 requests of a crawl of two workers, issue 35)."""
+        return self.fetched(other) and self.copy_of(other) != new.url
 
     def contradicted(self, identity: str) -> list[Rule]:
         """A request skipped on the rule ``identity`` waited for a counterpart that never
