@@ -224,6 +224,43 @@ def test_a_trap_template_needs_twice_the_evidence() -> None:
     assert not learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), set()).skip
 
 
+def test_a_mirrors_calendar_page_its_original_never_linked_is_a_copy_of_the_trap() -> None:
+    """A mirror crawled ahead of its original links its calendar month by month; the
+    original's trap skips its own chain, so the original's months are never linked, and
+    each mirror month waited for one as a pending bet, re-issued at idle one after the
+    other (89 in a crawl of the demo). The trap the mirror inherits has its counterpart at
+    hand: it decides. Without it, the mirror's page still waits for its original."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    month = url_parts(f"{MIRROR}/events/2027-03.html")
+    awaited = {f"{ORIGINAL}/events/2027-0{n}.html" for n in (2, 3)}
+    sample = learner.decide(url_parts(f"{MIRROR}/events/2027-02.html"), fetched, awaited=awaited)
+    assert sample.sample  # the mirror rule's first in /events/
+    waits = learner.decide(month, fetched, awaited=awaited)
+    assert waits.skip and waits.pending and waits.reason == "mirror"
+    first = _monthly_copies(learner, fetched, 7)  # the original's calendar: a trap
+    decision = learner.decide(month, fetched, awaited=awaited)
+    assert decision.skip and not decision.pending and decision.reason == "trap"
+    assert decision.counterpart == first
+    # A month of the mirror's own (a sample, or fetched) comes back new: the trap stops,
+    # on both hosts, and the mirror's months wait for their originals again.
+    fetched.add(month.url)
+    assert [rule.kind for rule in learner.observe(month, None)] == ["trap"]
+    later = learner.decide(
+        url_parts(f"{MIRROR}/events/2027-05.html"),
+        fetched,
+        awaited={f"{ORIGINAL}/events/2027-05.html"},
+    )
+    assert later.reason == "mirror" and later.pending
+    assert not learner.decide(url_parts(f"{ORIGINAL}/events/2027-06.html"), fetched).skip
+    # A page the original has queued is the mirror rule's, as before.
+    fetched.add(f"{ORIGINAL}/events/2027-04.html")
+    queued = learner.decide(url_parts(f"{MIRROR}/events/2027-04.html"), fetched)
+    assert queued.reason == "mirror" and queued.counterpart == f"{ORIGINAL}/events/2027-04.html"
+
+
 def test_a_new_page_on_a_traps_template_stops_the_trap_and_one_elsewhere_does_not() -> None:
     """Pages on one template copied one page (a forum's removed-post notice, an empty
     calendar) until one came back new: the trap on their template must stop skipping; a new

@@ -345,6 +345,7 @@ class UrlLearner:
         referrer), which tells a trap's chain from a listing.
         """
         in_force = self._in_force(parts.host)
+        waiting: tuple[Rule, str] | None = None  # a mirror's skip on an original awaited
         for rule in in_force:
             counterpart = self._counterpart(rule, parts, in_force)
             if rule.kind == "trap":
@@ -352,26 +353,50 @@ class UrlLearner:
                     _path(path_template(parts)) == _path(rule.template) and counterpart in covered
                 )
             else:
-                applies = counterpart is not None and (
-                    counterpart in covered
-                    or (rule.kind == "mirror" and rule.waits and counterpart in awaited)
-                )
-            if not applies:
-                continue
-            pending = rule.kind == "mirror" and counterpart not in covered
-            if not tally:
-                return Decision(True, rule, counterpart=counterpart, pending=pending)
-            if self._first_in_section(rule, parts):
-                return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
-            rule.candidates += 1
-            if rule.candidates >= self._sample_interval(rule):
-                rule.candidates = 0
-                return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
-            if rule.kind == "trap":
-                rule.skipped_here += 1
-                rule.chained_here += _chained(rule, parts, source)
-            return Decision(True, rule, counterpart=counterpart, pending=pending)
+                applies = counterpart is not None and counterpart in covered
+                if (
+                    not applies
+                    and waiting is None
+                    and counterpart is not None
+                    and rule.kind == "mirror"
+                    and rule.waits
+                    and counterpart in awaited
+                ):
+                    waiting = (rule, counterpart)
+            if applies:
+                assert counterpart is not None
+                return self._decided(rule, parts, counterpart, tally, source, pending=False)
+        # A pending bet only when no rule has its counterpart at hand: a mirror's calendar
+        # page whose original was never linked (its original's trap skips the chain that
+        # would link it) is a copy of the trap the mirror inherits, settled by its page.
+        if waiting is not None:
+            rule, counterpart = waiting
+            return self._decided(rule, parts, counterpart, tally, source, pending=True)
         return FETCH
+
+    def _decided(
+        self,
+        rule: Rule,
+        parts: UrlParts,
+        counterpart: str,
+        tally: bool,
+        source: UrlParts | None,
+        *,
+        pending: bool,
+    ) -> Decision:
+        """The skip ``rule`` makes of ``parts``, or the sample it fetches instead."""
+        if not tally:
+            return Decision(True, rule, counterpart=counterpart, pending=pending)
+        if self._first_in_section(rule, parts):
+            return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
+        rule.candidates += 1
+        if rule.candidates >= self._sample_interval(rule):
+            rule.candidates = 0
+            return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
+        if rule.kind == "trap":
+            rule.skipped_here += 1
+            rule.chained_here += _chained(rule, parts, source)
+        return Decision(True, rule, counterpart=counterpart, pending=pending)
 
     def linked(self, parts: UrlParts, source: UrlParts | None) -> list[tuple[str, str]]:
         """A link from the page ``source`` to ``parts`` was met. A page that links one path
@@ -637,7 +662,8 @@ class UrlLearner:
 
     def _contradicted_on_host(self, parts: UrlParts, rules: Iterable[Rule]) -> list[Rule]:
         """The rules of ``parts``' host that its new page contradicts: a trap on its path
-        template, a skip whose counterpart was fetched."""
+        template (its own, or one it inherits as a mirror), a skip whose counterpart was
+        fetched."""
         template, in_force = path_template(parts), self._in_force(parts.host)
         weakened = []
         for rule in rules:
@@ -651,6 +677,14 @@ class UrlLearner:
                     rule.specific = True  # this value is no copy: nor is any value
                     rule.deny(parts)  # nor this value, anywhere in the section
             if relevant:
+                weakened.append(rule)
+        for rule in in_force:  # a trap inherited from the host it mirrors: its calendar
+            if (  # has a page of its own, so the exemplar says nothing of its other days
+                rule.kind == "trap"
+                and rule.host != parts.host
+                and _path(rule.template) == _path(template)
+            ):
+                rule.stopped = True
                 weakened.append(rule)
         return weakened
 
