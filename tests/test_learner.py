@@ -224,12 +224,13 @@ def test_a_trap_template_needs_twice_the_evidence() -> None:
     assert not learner.decide(url_parts(f"{ORIGINAL}/events/2027-01.html"), set()).skip
 
 
-def test_a_mirrors_calendar_page_its_original_never_linked_is_a_copy_of_the_trap() -> None:
+def test_a_mirrors_calendar_page_its_original_never_linked_is_a_copy_of_its_trap() -> None:
     """A mirror crawled ahead of its original links its calendar month by month; the
     original's trap skips its own chain, so the original's months are never linked, and
     each mirror month waited for one as a pending bet, re-issued at idle one after the
-    other (89 in a crawl of the demo). The trap the mirror inherits has its counterpart at
-    hand: it decides. Without it, the mirror's page still waits for its original."""
+    other (89 in a crawl of the demo). Once the mirror's own months showed a trap (they
+    copied the original's month), that trap has its counterpart at hand: it decides. The
+    trap the mirror inherits does not (none of its months was seen to copy), nor before."""
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=3)
     for n in range(3):
@@ -241,13 +242,17 @@ def test_a_mirrors_calendar_page_its_original_never_linked_is_a_copy_of_the_trap
     waits = learner.decide(month, fetched, awaited=awaited)
     assert waits.skip and waits.pending and waits.reason == "mirror"
     first = _monthly_copies(learner, fetched, 7)  # the original's calendar: a trap
+    inherited = learner.decide(month, fetched, awaited=awaited)
+    assert inherited.skip and inherited.pending and inherited.reason == "mirror"
+    for n in range(10, 16):  # its months, re-issued and fetched, copy the original's
+        _copy(learner, fetched, f"{MIRROR}/events/2026-{n:02d}.html", first)
     decision = learner.decide(month, fetched, awaited=awaited)
     assert decision.skip and not decision.pending and decision.reason == "trap"
     assert decision.counterpart == first
-    # A month of the mirror's own (a sample, or fetched) comes back new: the trap stops,
-    # on both hosts, and the mirror's months wait for their originals again.
+    # A month of the mirror's own (a sample, or fetched) comes back new: the traps stop,
+    # its own and the one it inherits, and its months wait for their originals again.
     fetched.add(month.url)
-    assert [rule.kind for rule in learner.observe(month, None)] == ["trap"]
+    assert sorted(rule.kind for rule in learner.observe(month, None)) == ["trap", "trap"]
     later = learner.decide(
         url_parts(f"{MIRROR}/events/2027-05.html"),
         fetched,

@@ -363,12 +363,13 @@ class UrlLearner:
                     and counterpart in awaited
                 ):
                     waiting = (rule, counterpart)
-            if applies:
+            if applies and (waiting is None or rule.kind != "trap" or rule.host == parts.host):
                 assert counterpart is not None
                 return self._decided(rule, parts, counterpart, tally, source, pending=False)
         # A pending bet only when no rule has its counterpart at hand: a mirror's calendar
-        # page whose original was never linked (its original's trap skips the chain that
-        # would link it) is a copy of the trap the mirror inherits, settled by its page.
+        # page whose original was never linked (the original's trap skips the chain that
+        # would link it) is a copy of the mirror's own trap, once its months showed one. Not
+        # of the trap it inherits: no page of its calendar was seen to copy the exemplar.
         if waiting is not None:
             rule, counterpart = waiting
             return self._decided(rule, parts, counterpart, tally, source, pending=True)
