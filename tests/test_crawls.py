@@ -8,14 +8,17 @@ from collections.abc import Iterator
 
 import pytest
 
+from scrapy_simdedup import url_parts
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.crawls import CrawlRecord, join_crawl
 from scrapy_simdedup.index.heartbeats import Heartbeats
 from scrapy_simdedup.index.mirrorchoice import agreed_copy
+from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.judges.incrawl import in_crawl
 from scrapy_simdedup.judges.verdict import Verdict
 from scrapy_simdedup.scrapy_layer.state import leftover_parked
+from scrapy_simdedup.url.judge import UrlJudge
 
 A, B, C = "http://a.test/1", "http://a.test/2", "http://b.test/1"
 
@@ -74,17 +77,18 @@ def test_what_one_worker_fetched_settles_another_workers_bets(store: RedisStore)
 
 def test_every_worker_knows_which_page_another_found_a_copy_of(store: RedisStore) -> None:
     """A new page's verdict can reach its worker after another worker found its mirror's
-    page a copy of it: the record tells that copy from a page judged new (issue 35)."""
+    page a copy of it: the record tells that copy from a page judged new (issue 35), also
+    when the copy was judged before the new page was recorded kept (barren then)."""
     crawl = join_crawl(store, worker(store, "w1")).record
     other = join_crawl(store, worker(store, "w2")).record
     for url in (A, B, C):
         crawl.fetched(url)
+    in_crawl(Verdict(B, original=A), crawl)  # A stored, not yet recorded kept: barren
+    assert other.judged_copy_of(B) == A and not other.brought(B)
     in_crawl(Verdict(A), crawl)
     in_crawl(Verdict(C, original=A), crawl)
-    in_crawl(Verdict(B, original="http://elsewhere.test/x"), crawl)  # barren
     assert other.judged_copy_of(C) == A and other.brought(C)
     assert other.judged_copy_of(A) is None and other.was_judged(A)
-    assert other.judged_copy_of(B) is None and not other.brought(B)
     assert other.judged_copy_of("http://never.test/") is None
 
 
@@ -169,3 +173,41 @@ def test_the_urls_every_worker_queued_on_a_host_are_read_back_for_it_alone(
     assert two.queued_urls("p.test", 100) == ["http://p.test/docs/1.html"]
     assert len(two.queued_urls("o.test", limit=7)) == 7
     assert CrawlRecord(store, "another crawl").queued_urls("o.test", 100) == []
+
+
+def test_a_copy_another_worker_judged_first_weakens_no_rule_here(redis_url: str) -> None:
+    """Two workers' URL judges on one Redis: the first learns the mirror, fetches the
+    original's page and stores it; the second finds the mirror's page a copy of it; the
+    first then hears of its own verdict (new). The mirror rule stands (it was weakened,
+    and 229 requests re-issued, issue 35); a mirror page the second found new weakens it."""
+    original, mirror = "http://a.test", "http://m.test"
+    with (
+        open_index(redis_url, prefix="race", expected_size=1_000) as first_index,
+        open_index(redis_url, prefix="race", expected_size=1_000) as second_index,
+    ):
+        judges = []
+        for index, name in ((first_index, "w1"), (second_index, "w2")):
+            judge = UrlJudge.for_crawl(
+                index, mode="adaptive", max_distance=3, expected_size=1_000,
+                min_evidence=3, sample_every=1000,
+            )  # fmt: skip
+            judge.crawl = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
+            judges.append(judge)
+        first, second = judges
+        for n in range(3):
+            for judge, url in ((first, f"{original}/p/{n}"), (first, f"{mirror}/p/{n}")):
+                judge.fetched(url_parts(url))
+            first.observe(f"{original}/p/{n}", None)
+            first.observe(f"{mirror}/p/{n}", f"{original}/p/{n}")
+        (rule,) = first.learned_rules()
+        for n, second_finds in ((7, f"{original}/p/7"), (8, None)):
+            first.fetched(url_parts(f"{original}/p/{n}"))
+            second.fetched(url_parts(f"{mirror}/p/{n}"))
+            verdict = Verdict(f"{mirror}/p/{n}", original=second_finds)
+            in_crawl(verdict, second.crawl)  # type: ignore[arg-type]
+            second.observe(f"{mirror}/p/{n}", second_finds)
+            weakened = first.observe(f"{original}/p/{n}", None)
+            if second_finds:
+                assert weakened == [] and first.stands(rule)
+            else:
+                assert [r.identity for r in weakened] == [rule.identity]

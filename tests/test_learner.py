@@ -249,21 +249,44 @@ def test_a_mirrors_calendar_page_its_original_never_linked_is_a_copy_of_its_trap
     decision = learner.decide(month, fetched, awaited=awaited)
     assert decision.skip and not decision.pending and decision.reason == "trap"
     assert decision.counterpart == first
-    # A month of the mirror's own (a sample, or fetched) comes back new: the traps stop,
-    # its own and the one it inherits, and its months wait for their originals again.
+    # A month of the mirror's own (a sample, or fetched) comes back new: its trap stops,
+    # and its months wait for their originals again; the original's trap skips on.
     fetched.add(month.url)
-    assert sorted(rule.kind for rule in learner.observe(month, None)) == ["trap", "trap"]
+    assert [rule.describe() for rule in learner.observe(month, None)] == [
+        "m.example/events/{date} is a trap (its pages copy each other)"
+    ]
     later = learner.decide(
         url_parts(f"{MIRROR}/events/2027-05.html"),
         fetched,
         awaited={f"{ORIGINAL}/events/2027-05.html"},
     )
     assert later.reason == "mirror" and later.pending
-    assert not learner.decide(url_parts(f"{ORIGINAL}/events/2027-06.html"), fetched).skip
+    assert learner.decide(url_parts(f"{ORIGINAL}/events/2027-06.html"), fetched).reason == "trap"
     # A page the original has queued is the mirror rule's, as before.
     fetched.add(f"{ORIGINAL}/events/2027-04.html")
     queued = learner.decide(url_parts(f"{MIRROR}/events/2027-04.html"), fetched)
     assert queued.reason == "mirror" and queued.counterpart == f"{ORIGINAL}/events/2027-04.html"
+
+
+def test_a_mirrors_section_of_its_own_waits_for_its_original_not_its_own_first_page() -> None:
+    """The original learned that ``?page=`` changes nothing in ``/tag/`` (its tags have
+    one page). The mirror has a tag of its own, paged (``/tag/local?page=2``, a next-only
+    pager): its pages wait for the original's, which never come, and are fetched at idle.
+    The original's parameter rule, inherited, saw none of the mirror's pages: it does not
+    make them final skips on the mirror's first page."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    for n in range(3):
+        _copy(learner, fetched, f"{ORIGINAL}/tag/t{n}?page={n + 1}", f"{ORIGINAL}/tag/t{n}")
+    fetched.add(f"{MIRROR}/tag/local")  # the mirror's own tag, fetched
+    pages = [f"/tag/local?page={n}" for n in range(2, 6)]
+    awaited = {ORIGINAL + path for path in pages} | {f"{ORIGINAL}/tag/other"}
+    assert learner.decide(url_parts(f"{MIRROR}/tag/other"), fetched, awaited=awaited).sample
+    for path in pages:
+        decision = learner.decide(url_parts(MIRROR + path), fetched, awaited=awaited)
+        assert decision.reason == "mirror" and (decision.pending or decision.sample), path
 
 
 def test_a_new_page_on_a_traps_template_stops_the_trap_and_one_elsewhere_does_not() -> None:

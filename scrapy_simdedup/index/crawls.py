@@ -46,7 +46,7 @@ QUEUED = b"q"
 FETCHED = b"f"
 JUDGED = b"j"
 BARREN = b"b"  # a JUDGED value: a copy of a page this crawl did not keep
-COPY_OF = b"c"  # a JUDGED value's start: a copy of the (kept) page whose URL follows
+COPY_OF = b"o"  # judged a copy: of the page whose URL is the value
 KEPT = b"k"
 BET = b"p"
 MAX_CHAIN = 8  # bets relying on bets, followed across workers (as ``url/bets.py`` does)
@@ -114,20 +114,19 @@ class CrawlRecord:
         return self.store.get(self._key(KEPT, url)) is not None
 
     def judged(self, url: str, *, barren: bool, original: str | None = None) -> None:
-        """A worker has the content verdict on ``url``'s page: new (``original`` None), a
-        copy of ``original``, or ``barren`` (a copy of a page this crawl did not keep)."""
-        value = BARREN if barren else b""
-        if original is not None and not barren:
-            value = COPY_OF + original.encode("utf-8", "surrogatepass")
-        self.store.write({self._key(JUDGED, url): value})
+        """A worker has the content verdict on ``url``'s page: new (``original`` None) or
+        a copy of ``original``; ``barren``: of a page this crawl did not keep (or not yet:
+        its worker stores the page before it records it kept)."""
+        marks = {self._key(JUDGED, url): BARREN if barren else b""}
+        if original is not None:
+            marks[self._key(COPY_OF, url)] = original.encode("utf-8", "surrogatepass")
+        self.store.write(marks)
 
     def judged_copy_of(self, url: str) -> str | None:
-        """The page a worker of this crawl found ``url``'s page a copy of (a kept one), or
-        None (new, barren, not judged)."""
-        value = self.store.get(self._key(JUDGED, url))
-        if value is None or not value.startswith(COPY_OF):
-            return None
-        return value[len(COPY_OF) :].decode("utf-8", "surrogatepass")
+        """The page a worker of this crawl found ``url``'s page a copy of, or None (new,
+        not judged)."""
+        value = self.store.get(self._key(COPY_OF, url))
+        return None if value is None else value.decode("utf-8", "surrogatepass")
 
     def was_judged(self, url: str) -> bool:
         """Whether a worker of this crawl has the content verdict on ``url``'s page."""

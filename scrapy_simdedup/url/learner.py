@@ -363,13 +363,14 @@ class UrlLearner:
                     and counterpart in awaited
                 ):
                     waiting = (rule, counterpart)
-            if applies and (waiting is None or rule.kind != "trap" or rule.host == parts.host):
+            if applies and (waiting is None or rule.host == parts.host):
                 assert counterpart is not None
                 return self._decided(rule, parts, counterpart, tally, source, pending=False)
-        # A pending bet only when no rule has its counterpart at hand: a mirror's calendar
-        # page whose original was never linked (the original's trap skips the chain that
-        # would link it) is a copy of the mirror's own trap, once its months showed one. Not
-        # of the trap it inherits: no page of its calendar was seen to copy the exemplar.
+        # A pending bet only when none of the host's own rules has its counterpart at hand:
+        # a mirror's calendar page whose original was never linked (the original's trap
+        # skips the chain that would link it) is a copy of the mirror's own trap, once its
+        # months showed one. Not of a rule it inherits: none of its pages was seen to copy
+        # there (a section of its own, paged with ``?page=`` as the original's is).
         if waiting is not None:
             rule, counterpart = waiting
             return self._decided(rule, parts, counterpart, tally, source, pending=True)
@@ -663,8 +664,7 @@ class UrlLearner:
 
     def _contradicted_on_host(self, parts: UrlParts, rules: Iterable[Rule]) -> list[Rule]:
         """The rules of ``parts``' host that its new page contradicts: a trap on its path
-        template (its own, or one it inherits as a mirror), a skip whose counterpart was
-        fetched."""
+        template, a skip whose counterpart was fetched."""
         template, in_force = path_template(parts), self._in_force(parts.host)
         weakened = []
         for rule in rules:
@@ -678,14 +678,6 @@ class UrlLearner:
                     rule.specific = True  # this value is no copy: nor is any value
                     rule.deny(parts)  # nor this value, anywhere in the section
             if relevant:
-                weakened.append(rule)
-        for rule in in_force:  # a trap inherited from the host it mirrors: its calendar
-            if (  # has a page of its own, so the exemplar says nothing of its other days
-                rule.kind == "trap"
-                and rule.host != parts.host
-                and _path(rule.template) == _path(template)
-            ):
-                rule.stopped = True
                 weakened.append(rule)
         return weakened
 
