@@ -172,6 +172,42 @@ def test_a_pending_bet_whose_counterparts_path_came_waits_once_more(tmp_path: Pa
         assert lot.kept == {} and tally["simdedup/url/extended"] == 1
 
 
+def test_a_pending_bet_whose_counterparts_path_is_queued_waits_once_more(
+    tmp_path: Path,
+) -> None:
+    """The original's home page queued its bare pages; the mirror's ``?sid=`` page waits
+    for the original's ``?sid=`` page, which only the bare page links. At the deadline the
+    bare page is queued, not yet fetched: the original's crawl is on its way there, so the
+    bet waits once more rather than fetching the copy a moment before it comes. A bet
+    whose counterpart's path is nowhere at hand is re-issued as before; the one given
+    longer is re-issued when its counterpart fails, and never lost."""
+    sid = f"{ORIGINAL}/p/9?sid=1"
+    with crawl(tmp_path / "db") as (core, lot, tally, clock):
+        _teach_mirror(core)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9?sid=1", "copy")), Skip)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/8?sid=1", "other")), Skip)
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))  # queued, not fetched
+        clock.now = PENDING_SECONDS + 1
+        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/8?sid=1": "overdue"}
+        assert tally["simdedup/url/extended"] == 1 and f"{MIRROR}/p/9?sid=1" in core.bets
+        _page(core, f"{ORIGINAL}/p/9")
+        _page(core, sid, f"{ORIGINAL}/p/9")  # the variant came: a copy of the kept page
+        assert _reissued(core.idle()) == {}
+        core.closed("finished")
+        assert lot.kept == {} and tally["simdedup/url/final"] == 1
+    with crawl(tmp_path / "db2") as (core, lot, tally, clock):
+        _teach_mirror(core)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9?sid=1", "copy")), Skip)
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
+        clock.now = PENDING_SECONDS + 1
+        assert _reissued(core.tick(force=True)) == {}
+        core.fetched(f"{ORIGINAL}/p/9", "original", 200)
+        core.verdict(f"{ORIGINAL}/p/9", None)
+        clock.now = PENDING_SECONDS + 2 + WAITING_SECONDS  # its ?sid= page never came
+        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/9?sid=1": "overdue"}
+        assert lot.kept == {}
+
+
 def test_a_pending_bet_whose_counterpart_was_queued_since_waits_once_more(
     tmp_path: Path,
 ) -> None:

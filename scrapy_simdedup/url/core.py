@@ -535,11 +535,12 @@ class UrlCore(Generic[T]):
 
     def _waiting_longer(self, late: list[Bet[T]], progress: Progress) -> list[Bet[T]]:
         """Of the bets past their deadline, the pending ones whose counterpart is at hand
-        now (queued, or itself a bet) or whose counterpart's path came under another query
-        (a mirror's ``?sid=`` page waits for the original's ``?sid=`` page, and the
-        original's bare page came) wait once more, as long as a bet made on a counterpart
-        at hand: the original's crawl has reached the page. Re-issued, a mirror crawled
-        ahead of its original fetched such copies by the dozen. Counted as
+        now (queued, or itself a bet), or whose counterpart's path is at hand under
+        another query (a mirror's ``?sid=`` page waits for the original's ``?sid=`` page,
+        and the original's bare page is queued or came), wait once more, as long as a bet
+        made on a counterpart at hand: the original's crawl has reached the page. Re-issued,
+        a mirror crawled ahead of its original fetched such copies by the dozen (the
+        original's bare pages, queued from its home page, came a moment after). Counted as
         ``simdedup/url/extended``; returns the bets to re-issue now."""
         if self.closing or not late:
             return late
@@ -560,7 +561,7 @@ class UrlCore(Generic[T]):
                 and counterpart is not None
                 and (
                     self.judge.covers(counterpart)
-                    or ("?" in counterpart and self.judge.brought(counterpart.partition("?")[0]))
+                    or ("?" in counterpart and self.judge.covers(counterpart.partition("?")[0]))
                 )
             ):
                 bet.due_seconds, bet.due_pages = self.deadlines.due(progress, pending=False)
