@@ -268,6 +268,29 @@ def test_a_mirrors_calendar_page_its_original_never_linked_is_a_copy_of_its_trap
     assert queued.reason == "mirror" and queued.counterpart == f"{ORIGINAL}/events/2027-04.html"
 
 
+def test_a_diverged_mirrors_months_are_not_its_originals_trap_to_skip() -> None:
+    """The original's calendar is empty (a trap); its mirror grew pages of its own, so its
+    mirror rule waits for no page the original lacks. The mirror's months past what the
+    original reached may hold events: the original's trap, inherited, skipped each as a
+    copy of the original's empty month (a final skip). It speaks only for months the
+    original has at hand, and those the mirror rule takes first."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    first = _monthly_copies(learner, fetched, 7)
+    assert learner.decide(url_parts(f"{ORIGINAL}/events/2027-03.html"), fetched).reason == "trap"
+    learner.copies_of("a.example")[0].waits = False
+    for month in ("2027-03", "2027-04", "2027-05"):
+        decision = learner.decide(url_parts(f"{MIRROR}/events/{month}.html"), fetched)
+        assert not decision.skip and not decision.sample, (month, decision)
+    fetched.add(f"{ORIGINAL}/events/2027-06.html")  # the original has this one at hand
+    for _ in range(3):  # past the mirror rule's first in /events/
+        shared = learner.decide(url_parts(f"{MIRROR}/events/2027-06.html"), fetched)
+    assert shared.skip and shared.reason == "mirror", shared
+    assert shared.counterpart == f"{ORIGINAL}/events/2027-06.html" != first
+
+
 def test_a_mirrors_section_of_its_own_waits_for_its_original_not_its_own_first_page() -> None:
     """The original learned that ``?page=`` changes nothing in ``/tag/`` (its tags have
     one page). The mirror has a tag of its own, paged (``/tag/local?page=2``, a next-only
@@ -287,6 +310,18 @@ def test_a_mirrors_section_of_its_own_waits_for_its_original_not_its_own_first_p
     for path in pages:
         decision = learner.decide(url_parts(MIRROR + path), fetched, awaited=awaited)
         assert decision.reason == "mirror" and (decision.pending or decision.sample), path
+    # Its first page came back new: the mirror rule waits for no original not queued any
+    # more. The inherited rule still does not decide: the original has no /tag/local.
+    mirror_rule = learner.copies_of("a.example")[0]
+    mirror_rule.waits = False
+    for path in pages:
+        assert not learner.decide(url_parts(MIRROR + path), fetched, awaited=awaited).skip, path
+    # A tag both hosts have is the original's to judge: its ``?page=`` copy is skipped.
+    fetched.update({f"{MIRROR}/tag/t7", f"{ORIGINAL}/tag/t7"})
+    for _ in range(3):  # past the samples of a new section
+        shared = learner.decide(url_parts(f"{MIRROR}/tag/t7?page=9"), fetched)
+    assert shared.skip and shared.reason == "pattern", shared
+    assert shared.counterpart == f"{MIRROR}/tag/t7"
 
 
 def test_a_new_page_on_a_traps_template_stops_the_trap_and_one_elsewhere_does_not() -> None:

@@ -346,6 +346,13 @@ class UrlLearner:
         """
         in_force = self._in_force(parts.host)
         waiting: tuple[Rule, str] | None = None  # a mirror's skip on an original awaited
+        # A rule the host inherits from its original speaks only for pages the original
+        # has too, at hand there (a pattern: its counterpart; a trap: the page itself). A
+        # section of the mirror's own, paged with ``?page=`` as the original's one-page tags
+        # are, is not the original's to judge: once the mirror rule stopped waiting for
+        # pages the original lacks, the inherited rule cut its pager's chain at the first
+        # page; nor are the months of a calendar the mirror has and the original's trap
+        # never reached.
         for rule in in_force:
             counterpart = self._counterpart(rule, parts, in_force)
             if rule.kind == "trap":
@@ -363,6 +370,10 @@ class UrlLearner:
                     and counterpart in awaited
                 ):
                     waiting = (rule, counterpart)
+            if applies and rule.host != parts.host:  # inherited
+                assert counterpart is not None
+                page = parts.url if rule.kind == "trap" else counterpart
+                applies = _on_host(page, parts, rule.host) in covered
             if applies and (waiting is None or rule.host == parts.host):
                 assert counterpart is not None
                 return self._decided(rule, parts, counterpart, tally, source, pending=False)
@@ -915,6 +926,11 @@ def _covers(rule: Rule, parts: UrlParts, section: str) -> bool:
     original's rules) and to the values it covers; one without a section (an earlier
     version's, learned host-wide) applies nowhere."""
     return bool(rule.template) and _path(rule.template) == section and rule.covers_values(parts)
+
+
+def _on_host(url: str, parts: UrlParts, host: str) -> str:
+    """``url``, a URL on ``parts.host``, on ``host`` instead."""
+    return f"{parts.scheme}://{host}{url[len(parts.scheme) + 3 + len(parts.host) :]}"
 
 
 def _path(template: str) -> str:

@@ -243,6 +243,32 @@ def test_a_mirrors_own_section_behind_a_page_of_an_unsampled_section_is_found(
     assert stats["simdedup/url/sampled"] >= 1, stats
 
 
+def test_a_mirrors_paged_tag_of_its_own_loses_no_page_to_its_originals_rule(
+    tmp_path: Path,
+) -> None:
+    """The original taught that ``?page=`` changes nothing in ``/tag/`` (its tags have
+    one page); its mirror inherits the rule. The mirror's own tag is paged (``/tag/local``,
+    then ``?page=2`` to ``?page=6``, each linking the next). Its first pages wait for the
+    original's, as the mirror rule bets, and come back new at idle; the mirror rule then
+    waits for no page the original lacks, and the inherited rule took the next page for a
+    copy of ``/tag/local``, which had come: a final skip, and the pager's chain was cut
+    (local-5 and local-6 lost in 3 runs of 3). The original has no ``/tag/local``: its
+    rule does not judge that tag."""
+    sites = urlsites.mirror_with_own_paged_tag()
+    with urlsites.serve(sites) as urls:
+        urlsites.link_mirror_tag(sites, urls)
+        crawl = _crawl(urls, tmp_path, "feed.jsonl", "LOG_LEVEL=DEBUG")
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *PLAIN_SCRAPY[1::2])
+    assert _kept(plain, urls, sites) == _distinct(sites)
+    missing = _distinct(sites) - _kept(crawl, urls, sites)
+    assert not missing, (sorted(missing), _fetched_lines(crawl)[-60:])
+    stats = crawl.simdedup()
+    assert stats["simdedup/url/patterns_learned"] >= 1, stats  # the original's ?page= rule
+    assert stats["simdedup/url/skipped/mirror"] >= 10, stats
+    # The path under test was taken: the mirror's pager was met once its rules stood.
+    assert re.search(r"skipped \S+/tag/local\?page=\d+", crawl.log), _fetched_lines(crawl)
+
+
 def _keeps_what_plain_scrapy_keeps(sites: dict[str, Site], tmp_path: Path) -> Crawl:
     """The plugin's crawl of ``sites`` (at DEBUG), after asserting that plain Scrapy's
     crawl kept every distinct page and the plugin's lost none of them."""

@@ -229,6 +229,41 @@ def mirror_with_own_section_behind_about(shared: int = 30, own: int = 12) -> dic
     return {"original": original, "mirror": mirror}
 
 
+def mirror_with_own_paged_tag(shared: int = 30, tags: int = 9, own: int = 6) -> dict[str, Site]:
+    """An original and its mirror, both with one-page tags whose pager links the tag under
+    ``?page=`` (tag ``n`` as ``?page=n % 3 + 1``, one value per page: no switcher), which
+    serves the tag itself; the last docs page links the tags, so they are met once the
+    mirror rule is learned: the original teaches that ``?page=`` changes nothing in
+    ``/tag/``, a rule its mirror inherits, and the mirror's tags are skipped as copies.
+    The mirror also has a tag of its own, paged with a next-only pager: ``/tag/local``
+    links ``?page=2``, which links ``?page=3``, up to ``own``, each page distinct. The
+    original's last docs page links it (call ``link_mirror_tag`` once the sites are
+    served). The mirror answers 50 ms later: it is the copy."""
+    original, mirror = Site(), Site()
+    docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
+    tagged = tuple(f"/tag/t{n}" for n in range(tags))
+    for site, delay in ((original, 0.0), (mirror, 0.05)):
+        site.pages["/"] = page("home", docs[:10], delay=delay)
+        for n, path in enumerate(docs):
+            links = docs[n + 1 : n + 11] + tagged * (n == shared - 1)
+            site.pages[path] = page(f"doc-{path}", links, delay=delay)
+        for n, path in enumerate(tagged):
+            site.pages[path] = page(f"tag-{n}", (f"{path}?page={n % 3 + 1}",), delay=delay)
+    mirror.pages["/tag/local"] = page("local-1", ("/tag/local?page=2",), delay=0.05)
+    for n in range(2, own + 1):
+        links = (f"/tag/local?page={n + 1}",) if n < own else ()
+        mirror.pages[f"/tag/local?page={n}"] = page(f"local-{n}", links, delay=0.05)
+    return {"original": original, "mirror": mirror}
+
+
+def link_mirror_tag(sites: dict[str, Site], urls: dict[str, str]) -> None:
+    """The original's last docs page links the mirror's own tag (an absolute link)."""
+    original = sites["original"]
+    last = max((path for path in original.pages if path.startswith("/docs/")),
+               key=lambda path: int(path.rsplit("-", 1)[1].split(".")[0]))  # fmt: skip
+    original.pages[last].links = (*original.pages[last].links, f"{urls['mirror']}tag/local")
+
+
 def link_mirror_about(sites: dict[str, Site], urls: dict[str, str]) -> None:
     """The original's last docs page links both about pages (absolute links)."""
     original = sites["original"]
