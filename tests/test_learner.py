@@ -633,6 +633,35 @@ def test_a_value_that_brought_a_new_page_is_never_skipped_again_in_its_section()
     assert again.denied == ("fr",) and not again.covers_values(url_parts("http://x/news/1?lang=fr"))
 
 
+def test_a_path_whose_parameter_brought_a_new_page_is_never_skipped_under_it_again() -> None:
+    """One-page tags answer any ``?page=`` with themselves (a pager that clamps), so the
+    rule came to cover any value; one tag has pages of its own, each linking the next.
+    Its ``?page=2`` came back new (a sample): denying the value 2 alone left ``?page=3``
+    a copy of the tag's first page, and the chain past it was lost. The path itself has
+    content behind the parameter: none of its values is skipped there; other tags'
+    are. Kept when stored and when another worker's rule is taken in."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(6):
+        _copy(learner, fetched, f"{ORIGINAL}/tag/t{n}?page={n % 3 + 1}", f"{ORIGINAL}/tag/t{n}")
+    fetched.update({f"{ORIGINAL}/tag/big", f"{ORIGINAL}/tag/big?page=2", f"{ORIGINAL}/tag/t9"})
+    assert learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=3"), fetched).skip
+    (weakened,) = learner.observe(url_parts(f"{ORIGINAL}/tag/big?page=2"), None)
+    assert weakened.paths == ("/tag/big",)
+    for n in range(10, 16):  # the rule comes back
+        _copy(learner, fetched, f"{ORIGINAL}/tag/t{n}?page={n % 3 + 1}", f"{ORIGINAL}/tag/t{n}")
+    for page in (1, 3, 4):
+        decision = learner.decide(url_parts(f"{ORIGINAL}/tag/big?page={page}"), fetched)
+        assert not decision.skip and not decision.sample, page
+    assert learner.decide(url_parts(f"{ORIGINAL}/tag/t9?page=1"), fetched).skip
+    again = Rule.from_json(weakened.to_json())
+    assert again.paths == ("/tag/big",)
+    assert not again.covers_values(url_parts("http://m.example/tag/big?page=1"))
+    other = _learner(Fetched(), min_evidence=3)
+    taken = other._merge(again, "worker-2", None)
+    assert taken is not None and taken.paths == ("/tag/big",)
+
+
 def test_a_parameter_a_page_offers_in_several_values_for_one_path_is_never_skipped() -> None:
     """An article linking itself as ``?lang=fr``, ``?lang=de`` and ``?lang=es`` offers
     variants: copies of other articles' variants say nothing of this one's. A session id

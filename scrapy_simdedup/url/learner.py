@@ -104,6 +104,10 @@ class Rule:
     # pattern: values that brought a new page (a real translation among fallbacks): never
     # skipped again, though copies showed the same value elsewhere in the section
     denied: tuple[str, ...] = ()
+    # pattern: paths (no host, no query) where a value of it brought a new page: the path
+    # has content behind the parameter (a pager's next pages, an article's translations),
+    # so none of its values is skipped there again
+    paths: tuple[str, ...] = ()
     duplicates: int = 0
     uniques: int = 0
     streak: int = 0  # duplicates since the last new page
@@ -167,12 +171,16 @@ class Rule:
         data["names"] = tuple(data["names"])
         data["values"] = tuple(data.get("values", ()))
         data["denied"] = tuple(data.get("denied", ()))
-        return cls(**data)
+        data["paths"] = tuple(data.get("paths", ()))
+        known = set(cls.__dataclass_fields__)  # a later version's fields are left out
+        return cls(**{name: value for name, value in data.items() if name in known})
 
     def covers_values(self, parts: UrlParts) -> bool:
         """A pattern rule applies to these values of its parameters: never to a value that
         brought a new page; any, once its copies showed ``GENERAL_VALUES`` of them; else
-        only those they showed."""
+        only those they showed. Never on a path where a value brought a new page."""
+        if self.paths and parts.path_and_query.partition("?")[0] in self.paths:
+            return False
         if self.denied and any(
             value[:MAX_VALUE_CHARS] in self.denied for name, value in parts.params
             if name in self.names
@@ -188,6 +196,9 @@ class Rule:
 
     def deny(self, parts: UrlParts) -> None:
         """The values of this rule's parameters in ``parts`` brought a new page."""
+        path = parts.path_and_query.partition("?")[0]
+        if path not in self.paths and len(self.paths) < MAX_SPECIFIC_VALUES:
+            self.paths = (*self.paths, path)
         for name, value in parts.params:
             cut = value[:MAX_VALUE_CHARS]
             if (
@@ -687,7 +698,7 @@ class UrlLearner:
                 relevant = counterpart is not None and self._judged_apart(counterpart, parts)
                 if relevant and rule.kind == "pattern":
                     rule.specific = True  # this value is no copy: nor is any value
-                    rule.deny(parts)  # nor this value, anywhere in the section
+                    rule.deny(parts)  # nor this value in the section, nor any on this path
             if relevant:
                 weakened.append(rule)
         return weakened
@@ -771,6 +782,9 @@ class UrlLearner:
         for value in remote.denied:
             if value not in local.denied and len(local.denied) < MAX_SPECIFIC_VALUES:
                 local.denied = (*local.denied, value)
+        for path in remote.paths:
+            if path not in local.paths and len(local.paths) < MAX_SPECIFIC_VALUES:
+                local.paths = (*local.paths, path)
         if remote.chosen and not local.chosen:  # its direction, unless this one chose
             reverse = self._find(Rule("mirror", local.other, other=local.host))
             local.chosen = reverse is None or not reverse.chosen
