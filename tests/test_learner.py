@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from scrapy_simdedup import url_parts
@@ -272,8 +273,9 @@ def test_a_diverged_mirrors_months_are_not_its_originals_trap_to_skip() -> None:
     """The original's calendar is empty (a trap); its mirror grew pages of its own, so its
     mirror rule waits for no page the original lacks. The mirror's months past what the
     original reached may hold events: the original's trap, inherited, skipped each as a
-    copy of the original's empty month (a final skip). It speaks only for months the
-    original has at hand, and those the mirror rule takes first."""
+    copy of the original's empty month (a final skip). A mirror inherits no trap: a month
+    the original has is the mirror rule's, and the mirror's own months teach its own
+    trap, which a month that comes back new stops."""
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=3)
     for n in range(3):
@@ -316,12 +318,20 @@ def test_a_mirrors_section_of_its_own_waits_for_its_original_not_its_own_first_p
     mirror_rule.waits = False
     for path in pages:
         assert not learner.decide(url_parts(MIRROR + path), fetched, awaited=awaited).skip, path
-    # A tag both hosts have is the original's to judge: its ``?page=`` copy is skipped.
-    fetched.update({f"{MIRROR}/tag/t7", f"{ORIGINAL}/tag/t7"})
+    # A tag both hosts have, the mirror's a copy of the original's, is the original's to
+    # judge: its ``?page=`` copy is skipped. So is one whose mirror page is not fetched
+    # (a bet itself). One the mirror grew apart under the same path (its page came back
+    # new: a diverged mirror) is not.
+    fetched.update({f"{MIRROR}/tag/t7", f"{ORIGINAL}/tag/t7", f"{ORIGINAL}/tag/t8"})
+    fetched.update({f"{MIRROR}/tag/t9", f"{ORIGINAL}/tag/t9"})
+    learner.copy_of = {f"{MIRROR}/tag/t7": f"{ORIGINAL}/tag/t7"}.get
     for _ in range(3):  # past the samples of a new section
         shared = learner.decide(url_parts(f"{MIRROR}/tag/t7?page=9"), fetched)
     assert shared.skip and shared.reason == "pattern", shared
     assert shared.counterpart == f"{MIRROR}/tag/t7"
+    held = learner.decide(url_parts(f"{MIRROR}/tag/t8?page=9"), fetched | {f"{MIRROR}/tag/t8"})
+    assert held.skip and held.reason == "pattern", held
+    assert not learner.decide(url_parts(f"{MIRROR}/tag/t9?page=2"), fetched).skip
 
 
 def test_a_new_page_on_a_traps_template_stops_the_trap_and_one_elsewhere_does_not() -> None:
@@ -657,6 +667,11 @@ def test_a_path_whose_parameter_brought_a_new_page_is_never_skipped_under_it_aga
     again = Rule.from_json(weakened.to_json())
     assert again.paths == ("/tag/big",)
     assert not again.covers_values(url_parts("http://m.example/tag/big?page=1"))
+    # A record without paths is written as an earlier version writes it, and a later
+    # version's record (a field this one does not know) is read all the same.
+    assert b'"paths"' not in Rule("pattern", "a.example", names=("page",)).to_json()
+    later = json.loads(weakened.to_json()) | {"a_later_field": 1}
+    assert Rule.from_json(json.dumps(later).encode()).paths == ("/tag/big",)
     other = _learner(Fetched(), min_evidence=3)
     taken = other._merge(again, "worker-2", None)
     assert taken is not None and taken.paths == ("/tag/big",)

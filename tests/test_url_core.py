@@ -180,7 +180,7 @@ def test_a_pending_bet_whose_counterparts_path_is_queued_waits_once_more(
     bare page is queued, not yet fetched: the original's crawl is on its way there, so the
     bet waits once more rather than fetching the copy a moment before it comes. A bet
     whose counterpart's path is nowhere at hand is re-issued as before; the one given
-    longer is re-issued when its counterpart fails, and never lost."""
+    longer is settled by its counterpart, or re-issued at its next deadline, never lost."""
     sid = f"{ORIGINAL}/p/9?sid=1"
     with crawl(tmp_path / "db") as (core, lot, tally, clock):
         _teach_mirror(core)

@@ -7,10 +7,10 @@ archive) never goes idle, and its parked requests would be lost. So each bet is 
 ``PENDING_FETCHES`` fetches or ``PENDING_SECONDS`` when its counterpart was not queued yet
 (a mirror's page its original may lack), ``WAITING_FETCHES`` or ``WAITING_SECONDS`` when it
 was; a pending bet whose counterpart was queued by then, or whose counterpart's path is
-queued or came under another query, waits once more, as long as the second
-(``UrlCore._waiting_longer``), and one whose counterpart a parameter rule skips on a page
-that came waits as long again, each time (``UrlJudge.settles``); a bet read back from an
-interrupted crawl is due at once. And once a budget is nearly spent (``closing``), every
+at hand under another query (queued, fetched or parked), waits once more, as long as the
+second (``UrlCore._waiting_longer``), and one whose counterpart a parameter rule skips on
+a page that came waits as long again, each time (``UrlJudge.settles``); a bet read back
+from an interrupted crawl is due at once. And once a budget is nearly spent (``closing``), every
 bet not settled is re-issued and no new one is made.
 """
 

@@ -163,6 +163,8 @@ class Rule:
             "candidates", "exemplar", "waits", "stopped", "skipped_here", "chained_here",
         ):  # fmt: skip
             del data[this_crawls]
+        if not data["paths"]:  # as an earlier version writes it, and reads it
+            del data["paths"]
         return json.dumps(data, sort_keys=True).encode()
 
     @classmethod
@@ -178,8 +180,11 @@ class Rule:
     def covers_values(self, parts: UrlParts) -> bool:
         """A pattern rule applies to these values of its parameters: never to a value that
         brought a new page; any, once its copies showed ``GENERAL_VALUES`` of them; else
-        only those they showed. Never on a path where a value brought a new page."""
-        if self.paths and parts.path_and_query.partition("?")[0] in self.paths:
+        only those they showed. Never on a path where a value brought a new page, and
+        nowhere once too many paths did (they are not kept beyond ``MAX_SPECIFIC_VALUES``)."""
+        if self.paths and (
+            len(self.paths) >= MAX_SPECIFIC_VALUES or _path_key(parts) in self.paths
+        ):
             return False
         if self.denied and any(
             value[:MAX_VALUE_CHARS] in self.denied for name, value in parts.params
@@ -196,7 +201,7 @@ class Rule:
 
     def deny(self, parts: UrlParts) -> None:
         """The values of this rule's parameters in ``parts`` brought a new page."""
-        path = parts.path_and_query.partition("?")[0]
+        path = _path_key(parts)
         if path not in self.paths and len(self.paths) < MAX_SPECIFIC_VALUES:
             self.paths = (*self.paths, path)
         for name, value in parts.params:
@@ -357,13 +362,11 @@ class UrlLearner:
         """
         in_force = self._in_force(parts.host)
         waiting: tuple[Rule, str] | None = None  # a mirror's skip on an original awaited
-        # A rule the host inherits from its original speaks only for pages the original
-        # has too, at hand there (a pattern: its counterpart; a trap: the page itself). A
-        # section of the mirror's own, paged with ``?page=`` as the original's one-page tags
-        # are, is not the original's to judge: once the mirror rule stopped waiting for
-        # pages the original lacks, the inherited rule cut its pager's chain at the first
-        # page; nor are the months of a calendar the mirror has and the original's trap
-        # never reached.
+        # A parameter rule the host inherits from its original speaks only for pages the
+        # original has too (``_shared``). A section of the mirror's own, paged with
+        # ``?page=`` as the original's one-page tags are, is not the original's to judge:
+        # once the mirror rule stopped waiting for pages the original lacks, the inherited
+        # rule cut its pager's chain at the first page.
         for rule in in_force:
             counterpart = self._counterpart(rule, parts, in_force)
             if rule.kind == "trap":
@@ -383,8 +386,8 @@ class UrlLearner:
                     waiting = (rule, counterpart)
             if applies and rule.host != parts.host:  # inherited
                 assert counterpart is not None
-                page = parts.url if rule.kind == "trap" else counterpart
-                applies = _on_host(page, parts, rule.host) in covered
+                theirs = _on_host(counterpart, parts, rule.host)
+                applies = self._shared(counterpart, theirs, covered)
             if applies and (waiting is None or rule.host == parts.host):
                 assert counterpart is not None
                 return self._decided(rule, parts, counterpart, tally, source, pending=False)
@@ -397,6 +400,15 @@ class UrlLearner:
             rule, counterpart = waiting
             return self._decided(rule, parts, counterpart, tally, source, pending=True)
         return FETCH
+
+    def _shared(self, mine: str, theirs: str, covered: Container[str]) -> bool:
+        """Whether the mirror's page ``mine`` is its original's page ``theirs``: that one
+        is at hand, and ``mine`` was not fetched (a bet on it, or on its way) or was found
+        its copy. A page of the same path that came back otherwise (new, or not judged
+        yet) has grown apart: its variants are not the original's rule's to skip."""
+        if theirs not in covered:
+            return False
+        return not self.fetched(mine) or self.copy_of(mine) == theirs
 
     def _decided(
         self,
@@ -519,9 +531,11 @@ class UrlLearner:
         return max(2, min(self.sample_every, 2 * evidence))
 
     def _in_force(self, host: str) -> list[Rule]:
-        """The learned rules of ``host``, then the pattern and trap rules it inherits from
-        each host it mirrors (a mirror copies its original's URL scheme too). Worked out
-        once per host until evidence changes a rule (``_changed``)."""
+        """The learned rules of ``host``, then the parameter rules it inherits from each
+        host it mirrors (a mirror copies its original's URL scheme too; not its traps: a
+        mirror's month the original has is the mirror rule's, and one it lacks is not the
+        original's to judge). Worked out once per host until evidence changes a rule
+        (``_changed``)."""
         found = self._in_force_of.get(host)
         if found is None:
             if len(self._in_force_of) >= MAX_RULES:
@@ -540,9 +554,7 @@ class UrlLearner:
             for mirror in own
             if mirror.kind == "mirror"
             for rule in self._by_host.get(mirror.other, ())
-            if rule.kind in ("pattern", "trap")
-            and not rule.stopped
-            and rule.learned(self.min_evidence)
+            if rule.kind == "pattern" and rule.learned(self.min_evidence)
         ]
         return own + inherited
 
@@ -688,14 +700,20 @@ class UrlLearner:
         """The rules of ``parts``' host that its new page contradicts: a trap on its path
         template, a skip whose counterpart was fetched."""
         template, in_force = path_template(parts), self._in_force(parts.host)
+        # and the parameter rules it inherits, on a page the original has too: a mirror's
+        # tag that grew pages of its own under the path of the original's one-page tag
+        inherited = [rule for rule in in_force if rule.host != parts.host]
         weakened = []
-        for rule in rules:
+        for rule in (*rules, *inherited):
             if rule.kind == "trap":
                 relevant = rule.template == template
                 rule.stopped = rule.stopped or relevant
             else:
                 counterpart = self._counterpart(rule, parts, in_force)
                 relevant = counterpart is not None and self._judged_apart(counterpart, parts)
+                if relevant and rule.host != parts.host:  # a page the original has too
+                    assert counterpart is not None
+                    relevant = self.fetched(_on_host(counterpart, parts, rule.host))
                 if relevant and rule.kind == "pattern":
                     rule.specific = True  # this value is no copy: nor is any value
                     rule.deny(parts)  # nor this value in the section, nor any on this path
@@ -940,6 +958,12 @@ def _covers(rule: Rule, parts: UrlParts, section: str) -> bool:
     original's rules) and to the values it covers; one without a section (an earlier
     version's, learned host-wide) applies nowhere."""
     return bool(rule.template) and _path(rule.template) == section and rule.covers_values(parts)
+
+
+def _path_key(parts: UrlParts) -> str:
+    """The path of ``parts`` without host and query, cut as values are (a longer path is
+    taken for another with the same start: a denial too many, never one too few)."""
+    return parts.path_and_query.partition("?")[0][:MAX_VALUE_CHARS]
 
 
 def _on_host(url: str, parts: UrlParts, host: str) -> str:

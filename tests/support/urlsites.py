@@ -229,7 +229,9 @@ def mirror_with_own_section_behind_about(shared: int = 30, own: int = 12) -> dic
     return {"original": original, "mirror": mirror}
 
 
-def mirror_with_own_paged_tag(shared: int = 30, tags: int = 9, own: int = 6) -> dict[str, Site]:
+def mirror_with_own_paged_tag(
+    shared: int = 30, tags: int = 9, own: int = 6, *, same_slug: bool = False
+) -> dict[str, Site]:
     """An original and its mirror, both with one-page tags whose pager links the tag under
     ``?page=`` (tag ``n`` as ``?page=n % 3 + 1``, one value per page: no switcher), which
     serves the tag itself; the last docs page links the tags, so they are met once the
@@ -238,7 +240,8 @@ def mirror_with_own_paged_tag(shared: int = 30, tags: int = 9, own: int = 6) -> 
     The mirror also has a tag of its own, paged with a next-only pager: ``/tag/local``
     links ``?page=2``, which links ``?page=3``, up to ``own``, each page distinct. The
     original's last docs page links it (call ``link_mirror_tag`` once the sites are
-    served). The mirror answers 50 ms later: it is the copy."""
+    served). ``same_slug``: the original has a one-page ``/tag/local`` too, another
+    page (a mirror that diverged). The mirror answers 50 ms later: it is the copy."""
     original, mirror = Site(), Site()
     docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
     tagged = tuple(f"/tag/t{n}" for n in range(tags))
@@ -250,6 +253,8 @@ def mirror_with_own_paged_tag(shared: int = 30, tags: int = 9, own: int = 6) -> 
         for n, path in enumerate(tagged):
             site.pages[path] = page(f"tag-{n}", (f"{path}?page={n % 3 + 1}",), delay=delay)
     mirror.pages["/tag/local"] = page("local-1", ("/tag/local?page=2",), delay=0.05)
+    if same_slug:
+        original.pages["/tag/local"] = page("local-original")
     for n in range(2, own + 1):
         links = (f"/tag/local?page={n + 1}",) if n < own else ()
         mirror.pages[f"/tag/local?page={n}"] = page(f"local-{n}", links, delay=0.05)
@@ -257,11 +262,14 @@ def mirror_with_own_paged_tag(shared: int = 30, tags: int = 9, own: int = 6) -> 
 
 
 def link_mirror_tag(sites: dict[str, Site], urls: dict[str, str]) -> None:
-    """The original's last docs page links the mirror's own tag (an absolute link)."""
+    """The original's last docs page links the mirror's own tag (an absolute link), and
+    its own ``/tag/local`` if it has one."""
     original = sites["original"]
     last = max((path for path in original.pages if path.startswith("/docs/")),
                key=lambda path: int(path.rsplit("-", 1)[1].split(".")[0]))  # fmt: skip
-    original.pages[last].links = (*original.pages[last].links, f"{urls['mirror']}tag/local")
+    own = ("/tag/local",) if "/tag/local" in original.pages else ()
+    links = (*original.pages[last].links, *own, f"{urls['mirror']}tag/local")
+    original.pages[last].links = links
 
 
 def link_mirror_about(sites: dict[str, Site], urls: dict[str, str]) -> None:
