@@ -537,11 +537,11 @@ class UrlCore(Generic[T]):
         """Of the bets past their deadline, the pending ones whose counterpart is at hand
         now (queued, or itself a bet), or whose counterpart's path is at hand under
         another query (a mirror's ``?sid=`` page waits for the original's ``?sid=`` page,
-        and the original's bare page is queued, fetched or parked), wait once more, as long as a bet
-        made on a counterpart at hand: the original's crawl has reached the page. Re-issued,
-        a mirror crawled ahead of its original fetched such copies by the dozen (the
-        original's bare pages, queued from its home page, came a moment after). Counted as
-        ``simdedup/url/extended``; returns the bets to re-issue now."""
+        and the original's bare page is queued, fetched or parked), wait once more, as
+        long as a bet made on a counterpart at hand: the original's crawl has reached the
+        page. Re-issued, a mirror crawled ahead of its original fetched such copies by the
+        dozen (the original's bare pages, queued from its home page, came a moment after).
+        Counted as ``simdedup/url/extended``; returns the bets to re-issue now."""
         if self.closing or not late:
             return late
         reissue = []

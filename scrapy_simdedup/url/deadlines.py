@@ -10,8 +10,8 @@ was; a pending bet whose counterpart was queued by then, or whose counterpart's 
 at hand under another query (queued, fetched or parked), waits once more, as long as the
 second (``UrlCore._waiting_longer``), and one whose counterpart a parameter rule skips on
 a page that came waits as long again, each time (``UrlJudge.settles``); a bet read back
-from an interrupted crawl is due at once. And once a budget is nearly spent (``closing``), every
-bet not settled is re-issued and no new one is made.
+from an interrupted crawl is due at once. And once a budget is nearly spent
+(``closing``), every bet not settled is re-issued and no new one is made.
 """
 
 from __future__ import annotations
