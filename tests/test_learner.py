@@ -31,6 +31,14 @@ def _copy(learner: UrlLearner, fetched: Fetched, copy: str, original: str) -> No
     learner.observe(url_parts(copy), url_parts(original))
 
 
+def _mirror_learned(learner: UrlLearner, fetched: Fetched, section: str = "p") -> None:
+    """Three pages of ``section`` on the mirror copied the original's: the mirror rule is
+    learned (at ``min_evidence=3``)."""
+    for n in range(3):
+        path = f"/{section}/{n}.html"
+        _copy(learner, fetched, MIRROR + path, ORIGINAL + path)
+
+
 def test_a_mirror_is_learned_after_enough_evidence_and_skips_only_with_its_counterpart() -> None:
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=5)
@@ -120,8 +128,7 @@ def test_a_new_page_whose_copy_another_worker_judged_first_weakens_no_rule() -> 
     fetched, copies = Fetched(), {}
     learner = _learner(fetched, min_evidence=3)
     learner.copy_of = copies.get
-    for n in range(3):
-        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    _mirror_learned(learner, fetched)
     copy, original = f"{MIRROR}/p/7.html", f"{ORIGINAL}/p/7.html"
     fetched.update({copy, original})
     copies[copy] = original  # judged on the other worker, before this one heard of /p/7
@@ -234,8 +241,7 @@ def test_a_mirrors_calendar_page_its_original_never_linked_is_a_copy_of_its_trap
     trap the mirror inherits does not (none of its months was seen to copy), nor before."""
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=3)
-    for n in range(3):
-        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    _mirror_learned(learner, fetched)
     month = url_parts(f"{MIRROR}/events/2027-03.html")
     awaited = {f"{ORIGINAL}/events/2027-0{n}.html" for n in (2, 3)}
     sample = learner.decide(url_parts(f"{MIRROR}/events/2027-02.html"), fetched, awaited=awaited)
@@ -278,8 +284,7 @@ def test_a_diverged_mirrors_months_are_not_its_originals_trap_to_skip() -> None:
     trap, which a month that comes back new stops."""
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=3)
-    for n in range(3):
-        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    _mirror_learned(learner, fetched)
     first = _monthly_copies(learner, fetched, 7)
     assert learner.decide(url_parts(f"{ORIGINAL}/events/2027-03.html"), fetched).reason == "trap"
     learner.copies_of("a.example")[0].waits = False
@@ -301,8 +306,7 @@ def test_a_mirrors_section_of_its_own_waits_for_its_original_not_its_own_first_p
     make them final skips on the mirror's first page."""
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=3)
-    for n in range(3):
-        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    _mirror_learned(learner, fetched)
     for n in range(3):
         _copy(learner, fetched, f"{ORIGINAL}/tag/t{n}?page={n + 1}", f"{ORIGINAL}/tag/t{n}")
     fetched.add(f"{MIRROR}/tag/local")  # the mirror's own tag, fetched
@@ -362,8 +366,7 @@ def test_a_mirrors_calendar_whose_first_day_came_from_its_original_is_learned_as
     learner.observe(url_parts(first), None)
     _copy(learner, fetched, f"{MIRROR}/events/2026-02.html", first)
     assert [rule.kind for rule in learner.rules()] == []  # not yet known to be one site
-    for n in range(3):
-        _copy(learner, fetched, f"{MIRROR}/docs/{n}.html", f"{ORIGINAL}/docs/{n}.html")
+    _mirror_learned(learner, fetched, section="docs")
     for month in range(3, 8):
         _copy(learner, fetched, f"{MIRROR}/events/2026-{month:02d}.html", first)
     assert not learner.decide(url_parts(f"{MIRROR}/events/2027-01.html"), fetched).skip  # 5 < 6
@@ -381,8 +384,7 @@ def test_a_mirror_that_numbers_its_pages_otherwise_teaches_no_trap() -> None:
     of its own, not one page they all repeat, so no trap skips the mirror's items."""
     fetched = Fetched()
     learner = _learner(fetched, min_evidence=3)
-    for n in range(3):
-        _copy(learner, fetched, f"{MIRROR}/docs/{n}.html", f"{ORIGINAL}/docs/{n}.html")
+    _mirror_learned(learner, fetched, section="docs")
     for n in range(12):
         _copy(learner, fetched, f"{MIRROR}/item/{n}", f"{ORIGINAL}/item/{n + 1000}")
     fetched.add(f"{ORIGINAL}/item/1011")
