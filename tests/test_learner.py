@@ -330,10 +330,10 @@ def test_a_mirrors_section_of_its_own_waits_for_its_original_not_its_own_first_p
     fetched.update({f"{MIRROR}/tag/t9", f"{ORIGINAL}/tag/t9"})
     learner.copy_of = {f"{MIRROR}/tag/t7": f"{ORIGINAL}/tag/t7"}.get
     for _ in range(3):  # past the samples of a new section
-        shared = learner.decide(url_parts(f"{MIRROR}/tag/t7?page=9"), fetched)
+        shared = learner.decide(url_parts(f"{MIRROR}/tag/t7?page=1"), fetched)
     assert shared.skip and shared.reason == "pattern", shared
     assert shared.counterpart == f"{MIRROR}/tag/t7"
-    held = learner.decide(url_parts(f"{MIRROR}/tag/t8?page=9"), fetched | {f"{MIRROR}/tag/t8"})
+    held = learner.decide(url_parts(f"{MIRROR}/tag/t8?page=1"), fetched | {f"{MIRROR}/tag/t8"})
     assert held.skip and held.reason == "pattern", held
     assert not learner.decide(url_parts(f"{MIRROR}/tag/t9?page=2"), fetched).skip
 
@@ -657,7 +657,10 @@ def test_a_path_whose_parameter_brought_a_new_page_is_never_skipped_under_it_aga
     for n in range(6):
         _copy(learner, fetched, f"{ORIGINAL}/tag/t{n}?page={n % 3 + 1}", f"{ORIGINAL}/tag/t{n}")
     fetched.update({f"{ORIGINAL}/tag/big", f"{ORIGINAL}/tag/big?page=2", f"{ORIGINAL}/tag/t9"})
-    assert learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=3"), fetched).skip
+    # A page past the first on a path where none copied: fetched as the rule's sample
+    # (before, a skip: with ``?page=2`` lost, the chain past it was never linked).
+    first = learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=3"), fetched)
+    assert not first.skip and first.sample and first.reason == "pattern", first
     (weakened,) = learner.observe(url_parts(f"{ORIGINAL}/tag/big?page=2"), None)
     assert weakened.paths == ("/tag/big",)
     for n in range(10, 16):  # the rule comes back
@@ -720,3 +723,28 @@ def test_a_second_parameter_rule_never_strips_a_switcher() -> None:
     assert not learner.decide(german, {f"{ORIGINAL}/news/9"}).skip
     # A parameter twice in one link is no switcher.
     assert learner.linked(url_parts(f"{ORIGINAL}/news/9?tag=a&tag=b"), article) == []
+
+
+def test_a_page_past_the_first_is_skipped_only_where_one_copied() -> None:
+    """One-page tags whose pager shows "next" on a server that clamps: their ``?page=2``
+    copies teach that ``page=2`` changes nothing on ``/tag/``. A tag whose ``?page=2``
+    was never seen to copy may really have a second page: fetched as the rule's sample
+    on its path, not skipped. Once a page past the first copied on a path, the rule
+    skips there; a first page (``?page=1``) and a long number (an id, not a place in a
+    pager) need no such proof."""
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3)
+    for n in range(3):
+        _copy(learner, fetched, f"{ORIGINAL}/tag/t{n}?page=2", f"{ORIGINAL}/tag/t{n}")
+        _copy(learner, fetched, f"{ORIGINAL}/tag/t{n}?page=1", f"{ORIGINAL}/tag/t{n}")
+        _copy(learner, fetched, f"{ORIGINAL}/p/{n}?v=2024061{n}", f"{ORIGINAL}/p/{n}")
+    fetched.update({f"{ORIGINAL}/tag/big", f"{ORIGINAL}/tag/t0", f"{ORIGINAL}/p/9"})
+    first = learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=2"), fetched)
+    assert not first.skip and first.sample and first.reason == "pattern", first
+    assert not learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=2"), fetched, tally=False).skip
+    assert learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=1"), fetched).skip
+    assert learner.decide(url_parts(f"{ORIGINAL}/tag/t0?page=2"), fetched).skip  # it copied
+    assert learner.decide(url_parts(f"{ORIGINAL}/p/9?v=20240619"), fetched).skip
+    # The sample came back a copy: the pager clamps on that path too.
+    _copy(learner, fetched, f"{ORIGINAL}/tag/big?page=2", f"{ORIGINAL}/tag/big")
+    assert learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=2"), fetched).skip

@@ -45,7 +45,7 @@ def _worker(store: RedisStore, clock: Clock) -> tuple[UrlLearner, Fetched]:
 
 def _copies(learner: UrlLearner, fetched: Fetched, numbers: range) -> None:
     for n in numbers:
-        copy, original = f"{SITE}/p/{n}?sid={n}", f"{SITE}/p/{n}"
+        copy, original = f"{SITE}/p/{n}?sid=s{n}", f"{SITE}/p/{n}"
         fetched.update({copy, original})
         learner.observe(url_parts(copy), url_parts(original))
 
@@ -78,8 +78,8 @@ def test_a_failure_seen_by_one_worker_weakens_the_rule_on_the_other(store: Redis
     asked, at_hand = url_parts(f"{SITE}/p/99?sid=x"), {f"{SITE}/p/99"}
     assert two.decide(asked, at_hand, tally=False).skip
     # Worker two fetched a sid URL that turned out new: announced at once.
-    fetched_two.update({f"{SITE}/p/7?sid=7", f"{SITE}/p/7"})
-    assert [rule.describe() for rule in two.observe(url_parts(f"{SITE}/p/7?sid=7"), None)] == [
+    fetched_two.update({f"{SITE}/p/7?sid=s7", f"{SITE}/p/7"})
+    assert [rule.describe() for rule in two.observe(url_parts(f"{SITE}/p/7?sid=s7"), None)] == [
         "a.example: parameters sid change nothing on /p/"
     ]
     clock.now += 2.0
@@ -215,8 +215,8 @@ def test_copies_announced_before_a_new_page_was_heard_of_do_not_revive_the_rule(
     asked, at_hand = url_parts(f"{SITE}/p/99?sid=1"), {f"{SITE}/p/99"}
     assert two.decide(asked, at_hand, tally=False).skip
     _copies(two, fetched_two, range(20, 23))  # not announced yet
-    fetched_one.update({f"{SITE}/p/7?sid=7", f"{SITE}/p/7"})
-    one.observe(url_parts(f"{SITE}/p/7?sid=7"), None)  # a new page: announced at once
+    fetched_one.update({f"{SITE}/p/7?sid=s7", f"{SITE}/p/7"})
+    one.observe(url_parts(f"{SITE}/p/7?sid=s7"), None)  # a new page: announced at once
     assert not one.decide(asked, at_hand, tally=False).skip
     clock.now += 2.0
     two.refresh()  # announces its three copies, then reads one's new page
@@ -232,17 +232,17 @@ def test_a_new_page_where_a_rule_is_not_in_force_yet_reaches_the_others_at_once(
     one, fetched_one = _worker(store, clock)
     two, fetched_two = _worker(store, clock)
     # After a new page the rule covers only the values its copies showed (``specific``).
-    asked, at_hand = url_parts(f"{SITE}/p/99?sid=5"), {f"{SITE}/p/99"}
+    asked, at_hand = url_parts(f"{SITE}/p/99?sid=s5"), {f"{SITE}/p/99"}
     _copies(one, fetched_one, range(3))
-    fetched_one.update({f"{SITE}/p/7?sid=7", f"{SITE}/p/7"})
-    one.observe(url_parts(f"{SITE}/p/7?sid=7"), None)  # a new page: announced at once
+    fetched_one.update({f"{SITE}/p/7?sid=s7", f"{SITE}/p/7"})
+    one.observe(url_parts(f"{SITE}/p/7?sid=s7"), None)  # a new page: announced at once
     _copies(one, fetched_one, range(20, 22))  # learning again on one: not in force
     assert not one.decide(asked, at_hand, tally=False).skip
     two.refresh()
     _copies(two, fetched_two, range(3, 13))  # in force on two
     assert two.decide(asked, at_hand, tally=False).skip
-    fetched_one.update({f"{SITE}/p/8?sid=21", f"{SITE}/p/8"})  # a value one's copies showed
-    one.observe(url_parts(f"{SITE}/p/8?sid=21"), None)  # no refresh on one meanwhile
+    fetched_one.update({f"{SITE}/p/8?sid=s21", f"{SITE}/p/8"})  # a value one's copies showed
+    one.observe(url_parts(f"{SITE}/p/8?sid=s21"), None)  # no refresh on one meanwhile
     clock.now += 2.0
     two.refresh()
     assert not two.decide(asked, at_hand, tally=False).skip

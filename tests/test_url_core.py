@@ -245,23 +245,23 @@ def test_a_bet_on_a_variant_the_originals_parameter_rule_skips_is_settled_by_its
     stand; once the parameter rule is weakened, the bet is re-issued at idle."""
     with crawl(tmp_path / "db") as (core, lot, tally, clock):
         _teach_mirror(core)
-        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9?sid=9", "copy")), Skip)
-        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/8?sid=8", "other")), Skip)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9?sid=s9", "copy")), Skip)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/8?sid=s8", "other")), Skip)
         for n in range(20, 23):  # the original's sid rule
             _page(core, f"{ORIGINAL}/p/{n}")
-            _page(core, f"{ORIGINAL}/p/{n}?sid={n}", f"{ORIGINAL}/p/{n}")
+            _page(core, f"{ORIGINAL}/p/{n}?sid=s{n}", f"{ORIGINAL}/p/{n}")
         _page(core, f"{ORIGINAL}/p/9")  # /p/8 never came
         clock.now = PENDING_SECONDS + 1
-        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/8?sid=8": "overdue"}
+        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/8?sid=s8": "overdue"}
         clock.now = PENDING_SECONDS + 1 + WAITING_SECONDS
         assert _reissued(core.tick(force=True)) == {}
-        assert _reissued(core.idle()) == {} and f"{MIRROR}/p/9?sid=9" in core.bets
+        assert _reissued(core.idle()) == {} and f"{MIRROR}/p/9?sid=s9" in core.bets
         # A value of sid that brought a page of its own: the rule no longer says the
-        # original's ?sid=9 page is its bare page.
+        # original's ?sid=s9 page is its bare page.
         _page(core, f"{ORIGINAL}/p/30")
-        core.fetched(f"{ORIGINAL}/p/30?sid=30", "a sample", 200)
-        core.verdict(f"{ORIGINAL}/p/30?sid=30", None)
-        assert _reissued(core.idle()) == {f"{MIRROR}/p/9?sid=9": "unsettled"}
+        core.fetched(f"{ORIGINAL}/p/30?sid=s30", "a sample", 200)
+        core.verdict(f"{ORIGINAL}/p/30?sid=s30", None)
+        assert _reissued(core.idle()) == {f"{MIRROR}/p/9?sid=s9": "unsettled"}
         core.closed("finished")
         assert lot.kept == {} and tally["simdedup/url/final"] == 0
 
@@ -271,13 +271,13 @@ def test_a_variant_bet_is_not_settled_by_a_bare_page_that_is_a_soft_404(tmp_path
     copy of another path of its host): it settles no bet on its path's variants."""
     with crawl(tmp_path / "db") as (core, lot, tally, _):
         _teach_mirror(core)
-        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9?sid=9", "copy")), Skip)
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9?sid=s9", "copy")), Skip)
         for n in range(20, 23):
             _page(core, f"{ORIGINAL}/p/{n}")
-            _page(core, f"{ORIGINAL}/p/{n}?sid={n}", f"{ORIGINAL}/p/{n}")
+            _page(core, f"{ORIGINAL}/p/{n}?sid=s{n}", f"{ORIGINAL}/p/{n}")
         _page(core, f"{ORIGINAL}/gone")
         _page(core, f"{ORIGINAL}/p/9", f"{ORIGINAL}/gone")
-        assert _reissued(core.idle()) == {f"{MIRROR}/p/9?sid=9": "unsettled"}
+        assert _reissued(core.idle()) == {f"{MIRROR}/p/9?sid=s9": "unsettled"}
         core.closed("finished")
         assert lot.kept == {} and tally["simdedup/url/final"] == 0
 

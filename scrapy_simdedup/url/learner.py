@@ -75,6 +75,12 @@ of one parameter for one path (a switcher); the oldest go."""
 MAX_SWITCHERS = 10_000
 MAX_SECTIONS_SAMPLED = 1_000
 """Sections per mirror rule whose first would-be skip is fetched as a sample."""
+MAX_PAGED_PATHS = 100_000
+"""Paths remembered where a page past the first copied (``_paged_here``); beyond, pages
+past the first of other paths are fetched."""
+MAX_PAGE_DIGITS = 6
+"""A page number or offset (``?page=2``, ``?start=40``) has at most this many digits; a
+longer number is an id or a timestamp, not a place in a pager."""
 MIN_DUPLICATE_SHARE = 0.9
 SAMPLE_EVERY = 20
 MAX_RULES = 10_000
@@ -289,6 +295,8 @@ class UrlLearner:
         self._switchers: set[tuple[str, str]] = set()
         # a mirror's two hosts -> the sections where this crawl has evidence of the pair
         self._sections_here: dict[tuple[str, str], set[str]] = {}
+        # (pattern rule, path): a page past the first copied there in this crawl
+        self._paged_here: set[tuple[str, str]] = set()
         self._saved_at = 0.0
         # Workers sharing a store: (host, other, proposed copy) -> the copy they agreed on.
         self.choose: Callable[[str, str, str], str] | None = None
@@ -362,6 +370,7 @@ class UrlLearner:
         """
         in_force = self._in_force(parts.host)
         waiting: tuple[Rule, str] | None = None  # a mirror's skip on an original awaited
+        unproven: tuple[Rule, str] | None = None  # a page past the first, see below
         # A parameter rule the host inherits from its original speaks only for pages the
         # original has too (``_shared``). A section of the mirror's own, paged with
         # ``?page=`` as the original's one-page tags are, is not the original's to judge:
@@ -384,6 +393,9 @@ class UrlLearner:
                     and counterpart in awaited
                 ):
                     waiting = (rule, counterpart)
+            if applies and rule.kind == "pattern" and not self._paged_copy_seen(rule, parts):
+                assert counterpart is not None
+                unproven, applies = unproven or (rule, counterpart), False
             if applies and rule.host != parts.host:  # inherited
                 assert counterpart is not None
                 theirs = _on_host(counterpart, parts, rule.host)
@@ -399,7 +411,22 @@ class UrlLearner:
         if waiting is not None:
             rule, counterpart = waiting
             return self._decided(rule, parts, counterpart, tally, source, pending=True)
+        if unproven is not None:  # fetched as the rule's sample on this path
+            rule, counterpart = unproven
+            return Decision(skip=False, rule=rule, sample=tally, counterpart=counterpart)
         return FETCH
+
+    def _paged_copy_seen(self, rule: Rule, parts: UrlParts) -> bool:
+        """Whether ``rule`` may judge ``parts`` for the page number it asks for: a page
+        past the first (``?page=2``) only on a path where one was seen to copy in this
+        crawl. A blog's one-page tags whose pager shows "next" on a server that clamps
+        (``?page=2`` answers with page 1) teach that ``page`` changes nothing; a tag that
+        really has a second page looks the same from its URL, and skipping its page 2
+        cut its pager's chain. One fetch per path finds out (and a new page there denies
+        the path, ``Rule.deny``). The first page (``?page=1``) needs no such proof."""
+        if not _past_first_page(rule, parts):
+            return True
+        return (rule.identity, _path_key(parts)) in self._paged_here
 
     def _shared(self, mine: str, theirs: str, covered: Container[str]) -> bool:
         """Whether the mirror's page ``mine`` is its original's page ``theirs``: that one
@@ -671,6 +698,11 @@ class UrlLearner:
         content_page = is_content_page(parts)
         for rule in self._rules_for_pair(parts, original):
             self._record(rule, duplicate=True, content_page=content_page)
+            # A page past the first copied here: the pager clamps on this path (beyond
+            # MAX_PAGED_PATHS, such pages of paths not remembered are fetched).
+            paged = rule.kind == "pattern" and _past_first_page(rule, parts)
+            if paged and len(self._paged_here) < MAX_PAGED_PATHS:
+                self._paged_here.add((rule.identity, _path_key(parts)))
             if rule.kind == "trap":
                 rule.exemplar = original.url
             elif rule.kind == "mirror":
@@ -964,6 +996,20 @@ def _path_key(parts: UrlParts) -> str:
     """The path of ``parts`` without host and query, cut as values are (a longer path is
     taken for another with the same start: a denial too many, never one too few)."""
     return parts.path_and_query.partition("?")[0][:MAX_VALUE_CHARS]
+
+
+def _past_first_page(rule: Rule, parts: UrlParts) -> bool:
+    """Whether ``parts`` gives one of ``rule``'s parameters a page number or offset past
+    the first page (``2``, ``40``; not ``0``, ``1``, nor a long number: an id, a
+    timestamp)."""
+    return any(
+        name in rule.names
+        and 0 < len(value) <= MAX_PAGE_DIGITS
+        and value.isascii()
+        and value.isdigit()
+        and int(value) > 1
+        for name, value in parts.params
+    )
 
 
 def _on_host(url: str, parts: UrlParts, host: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import html
+import itertools
 import random
 import threading
 import time
@@ -337,6 +338,25 @@ def news(grown: bool) -> Site:
     return site
 
 
+def tags_with_clamped_pagers(tags: int = 12, big_pages: int = 6, delay: float = 0.2) -> Site:
+    """A blog's tags, one page each, whose pager shows "next" (``?page=2``) whatever the
+    tag holds, and a server that clamps (a page past the last answers with the last, as
+    Django's ``Paginator.get_page`` does): their copies teach that ``?page=2`` changes
+    nothing on ``/tag/``. Each tag links the next (answering after ``delay`` seconds: the
+    verdicts keep up), and the last links ``/tag/big``, which is really paged: its first
+    page links ``?page=2``, which links ``?page=3``, up to ``big_pages``, each distinct."""
+    site = Site()
+    names = (*(f"/tag/t{n}" for n in range(tags)), "/tag/big")
+    site.pages["/"] = page("blog-home", names[:1])
+    for path, following in itertools.pairwise(names):
+        site.pages[path] = page(f"tag-{path[5:]}", (f"{path}?page=2", following), delay=delay)
+    site.pages["/tag/big"] = page("big-1", ("/tag/big?page=2",))
+    for n in range(2, big_pages + 1):
+        links = (f"/tag/big?page={n + 1}",) if n < big_pages else ()
+        site.pages[f"/tag/big?page={n}"] = page(f"big-{n}", links)
+    return site
+
+
 def two_shops() -> dict[str, Site]:
     """Two unrelated shops on one platform: they share only the legal pages."""
     return {"a": shop("a"), "b": shop("b")}
@@ -350,9 +370,9 @@ def two_start_pages(many: int = 100, few: int = 6, slow_start: float = 6.0) -> S
     site = Site()
     a_pages = tuple(f"/p/{n}" for n in range(1, many + 1))
     # Each copy's link first: Scrapy fetches the last link first, so the copy comes second.
-    site.pages["/a"] = page("a-home", tuple(x for p in a_pages for x in (f"{p}?sid={p[3:]}", p)))
+    site.pages["/a"] = page("a-home", tuple(x for p in a_pages for x in (f"{p}?sid=s{p[3:]}", p)))
     b_pages = tuple(f"/p/{n}" for n in range(many + 1, many + few + 1))
-    b_links = (*b_pages, *(f"{p}?sid={p[3:]}" for p in b_pages[:2]))
+    b_links = (*b_pages, *(f"{p}?sid=s{p[3:]}" for p in b_pages[:2]))
     site.pages["/b"] = page("b-home", b_links, delay=slow_start)
     for path in a_pages + b_pages:
         site.pages[path] = page(f"page-{path}")
