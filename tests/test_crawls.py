@@ -18,7 +18,10 @@ from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.judges.incrawl import in_crawl
 from scrapy_simdedup.judges.verdict import Verdict
 from scrapy_simdedup.scrapy_layer.state import leftover_parked
+from scrapy_simdedup.url.actions import Seen, Skip
+from scrapy_simdedup.url.core import UrlCore
 from scrapy_simdedup.url.judge import UrlJudge
+from tests.test_url_core import Lot, Tally
 
 A, B, C = "http://a.test/1", "http://a.test/2", "http://b.test/1"
 
@@ -211,3 +214,43 @@ def test_a_copy_another_worker_judged_first_weakens_no_rule_here(redis_url: str)
                 assert weakened == [] and first.stands(rule)
             else:
                 assert [r.identity for r in weakened] == [rule.identity]
+
+
+def test_a_link_to_a_page_another_worker_skipped_on_a_bet_is_that_bets(redis_url: str) -> None:
+    """Two workers' URL cores on one Redis. The first learned the mirror and skipped the
+    mirror's page on a bet (so no dupefilter saw its request); its counterpart came. The
+    second meets a link to the same page: the crawl record had it at hand, the link was
+    left to the dupefilter, which had never seen it, and the copy was fetched (a mirror's
+    ``?sid=`` pages parked on one worker and linked from the other came by the dozen,
+    each linking more, issue 35). It is the bet's: skipped as already parked. A page a
+    worker queued stays the dupefilter's."""
+    original, mirror = "http://a.test", "http://m.test"
+    with (
+        open_index(redis_url, prefix="parked", expected_size=1_000) as first_index,
+        open_index(redis_url, prefix="parked", expected_size=1_000) as second_index,
+    ):
+        cores: list[UrlCore[str]] = []
+        for index, name in ((first_index, "w1"), (second_index, "w2")):
+            judge = UrlJudge.for_crawl(
+                index, mode="adaptive", max_distance=3, expected_size=1_000,
+                min_evidence=3, sample_every=1000,
+            )  # fmt: skip
+            core = UrlCore(judge, Lot(), Tally(), drop=True)
+            record = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
+            core.crawl = judge.crawl = record  # as the middleware wires them
+            core.opened()
+            cores.append(core)
+        first, second = cores
+        for n in range(3):  # the first worker learns the mirror
+            for url, copied in ((f"{original}/p/{n}", None), (f"{mirror}/p/{n}", n)):
+                assert not isinstance(first.scheduled(Seen(url, url)), Skip)
+                first.fetched(url, url, 200)
+                first.verdict(url, None if copied is None else f"{original}/p/{n}")
+        assert not isinstance(first.scheduled(Seen(f"{original}/p/9", "original")), Skip)
+        skip = first.scheduled(Seen(f"{mirror}/p/9", "copy"))
+        assert isinstance(skip, Skip) and skip.counterpart == f"{original}/p/9"
+        first.fetched(f"{original}/p/9", "original", 200)
+        first.verdict(f"{original}/p/9", None)
+        again = second.scheduled(Seen(f"{mirror}/p/9", "a link on the second worker"))
+        assert isinstance(again, Skip) and again.already_parked, again
+        assert not isinstance(second.scheduled(Seen(f"{original}/p/9", "queued")), Skip)

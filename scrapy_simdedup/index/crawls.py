@@ -136,6 +136,14 @@ class CrawlRecord:
         """A worker skipped ``url`` on a bet relying on ``counterpart``."""
         self.store.write({self._key(BET, url): counterpart.encode("utf-8", "surrogatepass")})
 
+    def bet_alone(self, url: str) -> bool:
+        """Whether a worker of this crawl skipped ``url`` on a bet it still holds (or that
+        settled) and no worker let it into the scheduler or fetched it: a link to it again
+        is the bet's, not the dupefilter's, which never saw it."""
+        keys = [self._key(BET, url), self._key(QUEUED, url), self._key(FETCHED, url)]
+        bet, queued, fetched = self.store.get_many(keys)
+        return bet is not None and queued is None and fetched is None
+
     def brought(self, url: str) -> bool:
         """Whether a worker of this crawl fetched ``url`` and its page (or the page it
         copies) is in this crawl's feed, as far as is known, or skipped it on a bet whose

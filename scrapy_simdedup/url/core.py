@@ -170,6 +170,13 @@ class UrlCore(Generic[T]):
                 return Skip(rule, held.counterpart, already_parked=True)
             self._take_leftover(url)  # an interrupted crawl's: judged afresh
         if self.judge.covers(url):  # (offsite or not: met before, it is fetched either way)
+            if self.judge.skipped_in_crawl(url):
+                # Skipped on a bet by another worker (or settled here), before any
+                # dupefilter saw it: a link again is that bet's, as one to a bet held here
+                # is. Fetched, a mirror's ?sid= pages parked on one worker and linked from
+                # pages fetched on the other came by the dozen, each linking more (issue 35).
+                self.tally.inc_value(keys.URL_ALREADY_PARKED)
+                return Skip(None, None, already_parked=True)
             self.judge.met(url)  # at hand (perhaps another worker's): a path of its site
             return FETCH  # the same URL again: the dupefilter's business, not ours
         if offsite is None:

@@ -186,6 +186,15 @@ class UrlJudge:
         at hand)."""
         return url in self._covered
 
+    def skipped_in_crawl(self, url: str) -> bool:
+        """Whether a worker of this crawl skipped ``url`` on a bet that is not held here
+        (another worker's, or one settled here) and no worker queued or fetched it
+        (``CrawlRecord.bet_alone``): the bet's worker owns its request, and re-issues it
+        if the bet loses."""
+        if self.crawl is None or url in self.held or url in self.queued or url in self.fetched_now:
+            return False
+        return self.crawl.bet_alone(url)
+
     def enqueue(self, url: str) -> None:
         """``url`` is queued: requests whose counterpart it is may be skipped."""
         if len(self.queued) < MAX_REMEMBERED:
