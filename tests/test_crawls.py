@@ -19,6 +19,7 @@ from scrapy_simdedup.judges.incrawl import in_crawl
 from scrapy_simdedup.judges.verdict import Verdict
 from scrapy_simdedup.scrapy_layer.state import leftover_parked
 from scrapy_simdedup.url.actions import Seen, Skip
+from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.core import UrlCore
 from scrapy_simdedup.url.judge import UrlJudge
 from tests.test_url_core import Lot, Tally
@@ -216,15 +217,39 @@ def test_a_copy_another_worker_judged_first_weakens_no_rule_here(redis_url: str)
                 assert [r.identity for r in weakened] == [rule.identity]
 
 
-def test_a_link_to_a_page_another_worker_skipped_on_a_bet_is_that_bets(redis_url: str) -> None:
-    """Two workers' URL cores on one Redis. The first learned the mirror and skipped the
-    mirror's page on a bet (so no dupefilter saw its request); its counterpart came. The
-    second meets a link to the same page: the crawl record had it at hand, the link was
-    left to the dupefilter, which had never seen it, and the copy was fetched (a mirror's
-    ``?sid=`` pages parked on one worker and linked from the other came by the dozen,
-    each linking more, issue 35). It is the bet's: skipped as already parked. A page a
-    worker queued stays the dupefilter's."""
+class SharedLot(Lot):
+    """Parked requests every worker of the crawl sees, each marked with its worker (as
+    the index's ``P`` records are)."""
+
+    def __init__(self, owners: dict[str, str], owner: str) -> None:
+        super().__init__()
+        self.owners, self.owner = owners, owner
+
+    def park(self, bet: Bet[str]) -> bool:
+        self.owners[bet.url] = self.owner
+        return super().park(bet)
+
+    def forget(self, urls: list[str]) -> None:
+        for url in urls:
+            self.owners.pop(url, None)
+        super().forget(urls)
+
+    def held_elsewhere(self, url: str) -> bool:
+        return self.owners.get(url, self.owner) != self.owner
+
+
+def test_a_link_to_a_page_another_worker_holds_on_a_bet_is_that_bets(redis_url: str) -> None:
+    """Two workers' URL cores on one Redis. The first learned the mirror and holds the
+    mirror's page on a bet (so no dupefilter saw its request); the second fetched the
+    counterpart. A link on the second worker found the page at hand in the crawl's record
+    and was left to the dupefilter, which had never seen it: fetched (a mirror's ``?sid=``
+    pages parked on one worker and linked from the other came by the dozen, each linking
+    more, issue 35). While the first holds the bet, the link is the bet's. Once nothing
+    holds it (settled and forgotten, its worker gone) or the second worker knows the
+    counterpart brings nothing (released), the link is judged as a first link is (here,
+    with no rule of its own yet: fetched)."""
     original, mirror = "http://a.test", "http://m.test"
+    owners: dict[str, str] = {}
     with (
         open_index(redis_url, prefix="parked", expected_size=1_000) as first_index,
         open_index(redis_url, prefix="parked", expected_size=1_000) as second_index,
@@ -235,7 +260,7 @@ def test_a_link_to_a_page_another_worker_skipped_on_a_bet_is_that_bets(redis_url
                 index, mode="adaptive", max_distance=3, expected_size=1_000,
                 min_evidence=3, sample_every=1000,
             )  # fmt: skip
-            core = UrlCore(judge, Lot(), Tally(), drop=True)
+            core = UrlCore(judge, SharedLot(owners, name), Tally(), drop=True)
             record = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
             core.crawl = judge.crawl = record  # as the middleware wires them
             core.opened()
@@ -246,11 +271,19 @@ def test_a_link_to_a_page_another_worker_skipped_on_a_bet_is_that_bets(redis_url
                 assert not isinstance(first.scheduled(Seen(url, url)), Skip)
                 first.fetched(url, url, 200)
                 first.verdict(url, None if copied is None else f"{original}/p/{n}")
-        assert not isinstance(first.scheduled(Seen(f"{original}/p/9", "original")), Skip)
-        skip = first.scheduled(Seen(f"{mirror}/p/9", "copy"))
-        assert isinstance(skip, Skip) and skip.counterpart == f"{original}/p/9"
-        first.fetched(f"{original}/p/9", "original", 200)
-        first.verdict(f"{original}/p/9", None)
+        for n in (8, 9):
+            assert not isinstance(first.scheduled(Seen(f"{original}/p/{n}", "queued")), Skip)
+            skip = first.scheduled(Seen(f"{mirror}/p/{n}", "copy"))
+            assert isinstance(skip, Skip) and skip.counterpart == f"{original}/p/{n}"
+            # The second worker takes the original's page from the shared queue.
+            assert not isinstance(second.scheduled(Seen(f"{original}/p/{n}", "again")), Skip)
+            second.fetched(f"{original}/p/{n}", "original", 200)
+            second.verdict(f"{original}/p/{n}", None)
         again = second.scheduled(Seen(f"{mirror}/p/9", "a link on the second worker"))
         assert isinstance(again, Skip) and again.already_parked, again
-        assert not isinstance(second.scheduled(Seen(f"{original}/p/9", "queued")), Skip)
+        # Released on the second worker: its link is judged here, and fetched.
+        second.released(f"{original}/p/8")
+        assert not isinstance(second.scheduled(Seen(f"{mirror}/p/8", "released")), Skip)
+        # The first worker's bet settled and was forgotten: judged here, and fetched.
+        first.parking.forget([f"{mirror}/p/9"])
+        assert not isinstance(second.scheduled(Seen(f"{mirror}/p/9", "nobody's")), Skip)

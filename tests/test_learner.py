@@ -745,6 +745,14 @@ def test_a_page_past_the_first_is_skipped_only_where_one_copied() -> None:
     assert learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=1"), fetched).skip
     assert learner.decide(url_parts(f"{ORIGINAL}/tag/t0?page=2"), fetched).skip  # it copied
     assert learner.decide(url_parts(f"{ORIGINAL}/p/9?v=20240619"), fetched).skip
+    # Nor through another parameter's rule: ``sid`` changes nothing on /tag/ either, and
+    # its counterpart kept the unproven page number (it had led to the first page).
+    for n in range(3):
+        _copy(learner, fetched, f"{ORIGINAL}/tag/t{n}?sid=s{n}", f"{ORIGINAL}/tag/t{n}")
+    for url in (f"{ORIGINAL}/tag/big?page=2&sid=x", f"{ORIGINAL}/tag/big?sid=x&page=2"):
+        decision = learner.decide(url_parts(url), fetched)
+        assert not decision.skip, decision
+    assert learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=1&sid=x"), fetched).skip
     # The sample came back a copy: the pager clamps on that path too.
     _copy(learner, fetched, f"{ORIGINAL}/tag/big?page=2", f"{ORIGINAL}/tag/big")
     assert learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=2"), fetched).skip

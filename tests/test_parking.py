@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from scrapy import FormRequest, Request, Spider
 
+from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.base import Store
 from scrapy_simdedup.scrapy_layer.parking import ParkingLot
@@ -129,3 +130,17 @@ def test_a_method_rebound_on_the_spider_is_never_stored_under_its_new_meaning(
     data, back = _round_trip(lot, after)
     assert data["callback"] == "failed"
     assert back.callback == spider.failed
+
+
+def test_a_record_is_held_elsewhere_when_another_worker_parked_it(store: Store) -> None:
+    """A link to a request another worker of the crawl holds parked is that worker's bet;
+    one this worker parked, none, or an unreadable record is nobody else's."""
+    spider = Shop()
+    one, two = ParkingLot(store, spider, owner="w1"), ParkingLot(store, spider, owner="w2")
+    assert one.park("http://127.0.0.1/a", Request("http://127.0.0.1/a"))
+    assert two.held_elsewhere("http://127.0.0.1/a") and not one.held_elsewhere("http://127.0.0.1/a")
+    assert not two.held_elsewhere("http://127.0.0.1/none")
+    one.forget(["http://127.0.0.1/a"])
+    assert not two.held_elsewhere("http://127.0.0.1/a")
+    store.write({keyspace.PARKED + b"http://127.0.0.1/b": b"not json"})
+    assert not two.held_elsewhere("http://127.0.0.1/b")

@@ -51,6 +51,9 @@ class Lot:
     def leftovers(self) -> list[Bet[str]]:
         return [Bet(url, "", None, ticket) for url, ticket in self.kept.items()]
 
+    def held_elsewhere(self, url: str) -> bool:
+        return False  # one process: no other worker
+
 
 class Clock:
     def __init__(self) -> None:

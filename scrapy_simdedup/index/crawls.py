@@ -136,13 +136,15 @@ class CrawlRecord:
         """A worker skipped ``url`` on a bet relying on ``counterpart``."""
         self.store.write({self._key(BET, url): counterpart.encode("utf-8", "surrogatepass")})
 
-    def bet_alone(self, url: str) -> bool:
-        """Whether a worker of this crawl skipped ``url`` on a bet it still holds (or that
-        settled) and no worker let it into the scheduler or fetched it: a link to it again
-        is the bet's, not the dupefilter's, which never saw it."""
+    def bet_alone(self, url: str) -> str | None:
+        """The counterpart of the bet a worker of this crawl skipped ``url`` on, when no
+        worker let ``url`` into the scheduler or fetched it (no dupefilter saw it); else
+        None."""
         keys = [self._key(BET, url), self._key(QUEUED, url), self._key(FETCHED, url)]
         bet, queued, fetched = self.store.get_many(keys)
-        return bet is not None and queued is None and fetched is None
+        if bet is None or queued is not None or fetched is not None:
+            return None
+        return bet.decode("utf-8", "surrogatepass")
 
     def brought(self, url: str) -> bool:
         """Whether a worker of this crawl fetched ``url`` and its page (or the page it

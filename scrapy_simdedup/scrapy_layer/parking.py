@@ -126,6 +126,18 @@ class ParkingLot:
         bound = getattr(self.spider, name, None)
         return getattr(bound, "__func__", None) is target and self._owns(bound)
 
+    def held_elsewhere(self, url: str) -> bool:
+        """Whether the stored record of ``url`` is another worker's (its bet is open
+        there); an unreadable record is nobody's."""
+        raw = self.store.get(_key(url))
+        if raw is None:
+            return False
+        try:
+            owner = json.loads(raw).get(OWNER, "")
+        except (ValueError, TypeError, AttributeError):
+            return False
+        return isinstance(owner, str) and owner != self.owner
+
     def forget(self, urls: list[str]) -> None:
         if urls:
             self.store.write({}, deletes=[_key(url) for url in urls])

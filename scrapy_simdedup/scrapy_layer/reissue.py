@@ -64,6 +64,9 @@ class RequestParking:
     def forget(self, urls: list[str]) -> None:
         self.lot.forget(urls)
 
+    def held_elsewhere(self, url: str) -> bool:
+        return self.lot.held_elsewhere(url)
+
     def leftovers(self) -> list[Bet[Request]]:
         """What an interrupted crawl parked, as bets on no rule."""
         return [

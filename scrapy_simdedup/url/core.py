@@ -77,6 +77,8 @@ class Parking(Protocol[T]):
     def park(self, bet: Bet[T]) -> bool: ...
     def forget(self, urls: list[str]) -> None: ...
     def leftovers(self) -> list[Bet[T]]: ...
+    def held_elsewhere(self, url: str) -> bool:
+        """Whether another worker of the crawl holds ``url``'s request parked now."""
 
 
 class UrlCore(Generic[T]):
@@ -170,15 +172,18 @@ class UrlCore(Generic[T]):
                 return Skip(rule, held.counterpart, already_parked=True)
             self._take_leftover(url)  # an interrupted crawl's: judged afresh
         if self.judge.covers(url):  # (offsite or not: met before, it is fetched either way)
-            if self.judge.skipped_in_crawl(url):
-                # Skipped on a bet by another worker (or settled here), before any
-                # dupefilter saw it: a link again is that bet's, as one to a bet held here
-                # is. Fetched, a mirror's ?sid= pages parked on one worker and linked from
-                # pages fetched on the other came by the dozen, each linking more (issue 35).
+            counterpart = self.judge.skipped_in_crawl(url)
+            if counterpart is None:
+                self.judge.met(url)  # at hand (perhaps another worker's): a path of its site
+                return FETCH  # the same URL again: the dupefilter's business, not ours
+            # Skipped on a bet, before any dupefilter saw it: left to the dupefilter, a
+            # mirror's ?sid= pages parked on one worker and linked from pages fetched on
+            # the other came by the dozen, each linking more (issue 35).
+            if self._held_elsewhere(url, counterpart):
                 self.tally.inc_value(keys.URL_ALREADY_PARKED)
                 return Skip(None, None, already_parked=True)
-            self.judge.met(url)  # at hand (perhaps another worker's): a path of its site
-            return FETCH  # the same URL again: the dupefilter's business, not ours
+            # No worker holds the bet now (it settled, or its worker ended): judged as a
+            # first link is, with the rules in force here.
         if offsite is None:
             offsite = seen.is_offsite()
         if offsite:
@@ -187,6 +192,17 @@ class UrlCore(Generic[T]):
         if parts is None:
             return FETCH
         return self._decide(seen, parts, scheduling=True)
+
+    def _held_elsewhere(self, url: str, counterpart: str) -> bool:
+        """Whether a link to ``url``, skipped on a bet on ``counterpart``, is that bet's: its
+        worker holds it parked and re-issues it if the bet loses (a dead worker's is
+        re-issued by another), and nothing here says the counterpart will not bring the
+        page. Not while closing: nothing more is skipped then."""
+        return (
+            not self.closing
+            and self.judge.may_bring(counterpart)
+            and bool(self._guarded(self.parking.held_elsewhere, url))
+        )
 
     def downloading(self, seen: Seen[T]) -> Fetch | Skip:
         """The backstop, on the way to the downloader: judged again with what was learned

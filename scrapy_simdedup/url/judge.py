@@ -186,14 +186,23 @@ class UrlJudge:
         at hand)."""
         return url in self._covered
 
-    def skipped_in_crawl(self, url: str) -> bool:
-        """Whether a worker of this crawl skipped ``url`` on a bet that is not held here
-        (another worker's, or one settled here) and no worker queued or fetched it
-        (``CrawlRecord.bet_alone``): the bet's worker owns its request, and re-issues it
-        if the bet loses."""
+    def skipped_in_crawl(self, url: str) -> str | None:
+        """The counterpart of a bet some worker of this crawl skipped ``url`` on (not one
+        held here), when no worker queued or fetched ``url`` (``CrawlRecord.bet_alone``):
+        no dupefilter saw its request. None otherwise."""
         if self.crawl is None or url in self.held or url in self.queued or url in self.fetched_now:
-            return False
+            return None
         return self.crawl.bet_alone(url)
+
+    def may_bring(self, counterpart: str) -> bool:
+        """Whether nothing this worker knows says ``counterpart`` will not bring the page a
+        bet on it expects: it did not fail, was not released, is no soft 404 and no copy of
+        a page this crawl did not keep (another worker may not know it yet)."""
+        return (
+            counterpart not in self.lost_now
+            and counterpart not in self.unpredicted_now
+            and counterpart not in self.barren
+        )
 
     def enqueue(self, url: str) -> None:
         """``url`` is queued: requests whose counterpart it is may be skipped."""

@@ -684,6 +684,7 @@ class UrlLearner:
             if other.kind == "pattern"
             and _covers(other, parts, section)
             and not self.switches(parts, other.names)
+            and self._paged_copy_seen(other, parts)  # ``?page=2&sid=..`` is not page 1
             for name in other.names
         }
         return parts.without_params(frozenset(rule.names) | (learned & present))
