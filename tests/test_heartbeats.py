@@ -220,3 +220,48 @@ def test_a_worker_killed_without_parked_requests_is_buried_too(store: RedisStore
     clock.now += TIMEOUT
     assert mine.sweep() == ["killed"]
     assert mine.others() == []
+
+
+def test_a_worker_joining_a_crawl_takes_only_what_stopped_workers_parked(
+    store: RedisStore,
+) -> None:
+    """A worker that joins a running crawl takes as an interrupted crawl's leftovers only
+    what no running worker holds: taking a running worker's bets re-issued them all at its
+    first moment (copies that worker was right to skip, fetched by the hundred when a
+    second worker joins a long crawl). A link to a request a running worker holds is that
+    worker's bet; to one a stopped worker left (Ctrl-C, or dead), it is judged here: that
+    request would otherwise wait for an adoption at idle that a crawl ending on a budget
+    never reaches, and plain scrapy-redis would fetch it."""
+    clock = Clock()
+    running = Heartbeats(store, TIMEOUT, worker="running", clock=Clock())
+    stopped = Heartbeats(store, TIMEOUT, worker="stopped", clock=Clock())
+    killed = Heartbeats(store, TIMEOUT, worker="killed", clock=Clock())
+    for heartbeats in (running, stopped, killed):
+        heartbeats.beat()
+        bets = Worker(store, heartbeats.worker)
+        assert bets.park(f"http://m.example/{heartbeats.worker}", "http://o.example/")
+    stopped.leave()  # Ctrl-C: its bets stay in the index, for whoever runs on
+    # A record of no named worker (an index written before records named one).
+    plain = ParkingLot(store, memory_crawler().spider)  # type: ignore[arg-type]
+    assert plain.park("http://m.example/nobody", Request("http://m.example/nobody"))
+
+    joining = Heartbeats(store, TIMEOUT, worker="joining", clock=clock)
+    joining.beat()
+    lot = ParkingLot(store, memory_crawler().spider, owner="joining")  # type: ignore[arg-type]
+    parking = RequestParking(lot, joining.alive)
+    left = sorted(bet.url for bet in parking.leftovers())
+    assert left == ["http://m.example/nobody", "http://m.example/stopped"]
+    assert parking.held_elsewhere("http://m.example/running")
+    assert parking.held_elsewhere("http://m.example/killed")  # not known dead yet
+    assert not parking.held_elsewhere("http://m.example/stopped")
+    assert not parking.held_elsewhere("http://m.example/nobody")
+    assert not parking.held_elsewhere("http://m.example/none")
+    clock.now = TIMEOUT / 2
+    running.beat()
+    clock.now = TIMEOUT  # the killed worker's count stood still for a whole timeout
+    assert parking.held_elsewhere("http://m.example/running")
+    assert not parking.held_elsewhere("http://m.example/killed")
+    # Without heartbeats (a store of one process) every record is a leftover.
+    alone = RequestParking(ParkingLot(store, memory_crawler().spider))  # type: ignore[arg-type]
+    assert len(alone.leftovers()) == 4
+    assert not alone.held_elsewhere("http://m.example/running")

@@ -132,15 +132,20 @@ def test_a_method_rebound_on_the_spider_is_never_stored_under_its_new_meaning(
     assert back.callback == spider.failed
 
 
-def test_a_record_is_held_elsewhere_when_another_worker_parked_it(store: Store) -> None:
+def test_a_records_holder_is_the_worker_that_parked_it(store: Store) -> None:
     """A link to a request another worker of the crawl holds parked is that worker's bet;
-    one this worker parked, none, or an unreadable record is nobody else's."""
+    none, or an unreadable record, is nobody's."""
     spider = Shop()
     one, two = ParkingLot(store, spider, owner="w1"), ParkingLot(store, spider, owner="w2")
     assert one.park("http://127.0.0.1/a", Request("http://127.0.0.1/a"))
-    assert two.held_elsewhere("http://127.0.0.1/a") and not one.held_elsewhere("http://127.0.0.1/a")
-    assert not two.held_elsewhere("http://127.0.0.1/none")
+    assert two.holder("http://127.0.0.1/a") == one.holder("http://127.0.0.1/a") == "w1"
+    assert two.holder("http://127.0.0.1/none") is None
     one.forget(["http://127.0.0.1/a"])
-    assert not two.held_elsewhere("http://127.0.0.1/a")
+    assert two.holder("http://127.0.0.1/a") is None
     store.write({keyspace.PARKED + b"http://127.0.0.1/b": b"not json"})
-    assert not two.held_elsewhere("http://127.0.0.1/b")
+    assert two.holder("http://127.0.0.1/b") is None
+    # Leftovers leave a running worker's records out.
+    assert two.park("http://127.0.0.1/c", Request("http://127.0.0.1/c"))
+    assert one.park("http://127.0.0.1/d", Request("http://127.0.0.1/d"))
+    assert [url for url, _ in one.leftovers(lambda owner: owner == "w2")] == ["http://127.0.0.1/d"]
+    assert len(one.leftovers()) == 2

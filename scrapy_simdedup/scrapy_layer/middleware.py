@@ -200,7 +200,7 @@ class UrlSimHashMiddleware:
         lot = ParkingLot(store, self.crawler.spider, owner=owner)
         core = self.core = UrlCore(
             self.judge,
-            RequestParking(lot),
+            RequestParking(lot, self.heartbeats.alive if self.heartbeats else None),
             self._stats,
             drop=self.config.drop,
             budget=self.budget,

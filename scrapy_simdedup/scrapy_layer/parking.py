@@ -26,7 +26,7 @@ from scrapy_simdedup.index.shared import delete_if
 from scrapy_simdedup.index.stores.atomic import AtomicStore, GuardedWrite
 
 if TYPE_CHECKING:
-    from collections.abc import Container, Iterator
+    from collections.abc import Callable, Container, Iterator
 
     from scrapy import Spider
 
@@ -39,6 +39,10 @@ MAX_ADOPTED = 10_000
 """Dead workers' requests re-issued per look; the rest wait for the next look (at idle)."""
 MAX_SCANNED = 100_000
 """Other workers' records read per look."""
+
+
+def _nobody(owner: str) -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -126,26 +130,33 @@ class ParkingLot:
         bound = getattr(self.spider, name, None)
         return getattr(bound, "__func__", None) is target and self._owns(bound)
 
-    def held_elsewhere(self, url: str) -> bool:
-        """Whether the stored record of ``url`` is another worker's (its bet is open
-        there); an unreadable record is nobody's."""
+    def holder(self, url: str) -> str | None:
+        """The worker whose record of ``url`` is stored ("" for none named), or None when
+        there is none; an unreadable record is nobody's."""
         raw = self.store.get(_key(url))
         if raw is None:
-            return False
+            return None
         try:
             owner = json.loads(raw).get(OWNER, "")
         except (ValueError, TypeError, AttributeError):
-            return False
-        return isinstance(owner, str) and owner != self.owner
+            return None
+        return owner if isinstance(owner, str) else None
 
     def forget(self, urls: list[str]) -> None:
         if urls:
             self.store.write({}, deletes=[_key(url) for url in urls])
 
-    def leftovers(self) -> list[tuple[str, Request]]:
-        """What an earlier crawl parked and never settled."""
+    def leftovers(self, running: Callable[[str], bool] = _nobody) -> list[tuple[str, Request]]:
+        """What an earlier crawl parked and never settled: every record but those of a
+        worker that may be ``running`` (joining a crawl, the others' bets are theirs)."""
         found = []
+        fates: dict[str, bool] = {}  # owner -> running, asked once
         for parked in self._read():
+            owner = parked.owner
+            if owner and owner not in fates:
+                fates[owner] = running(owner)
+            if owner and fates[owner]:
+                continue
             request = self.request(parked)
             if request is not None:
                 found.append((parked.url, request))

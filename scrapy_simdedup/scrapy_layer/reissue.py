@@ -50,10 +50,16 @@ class Adopted:
 
 
 class RequestParking:
-    """The core's ``Parking`` of Scrapy requests: records in the index (``ParkingLot``)."""
+    """The core's ``Parking`` of Scrapy requests: records in the index (``ParkingLot``).
 
-    def __init__(self, lot: ParkingLot) -> None:
+    ``running(worker)``, on a store several workers share, says whether a worker may still
+    run (``Heartbeats.alive``): its parked requests are its own to settle or re-issue. A
+    stopped worker's are another's to take: at open (its crawl was interrupted), or at
+    idle (``Adoption``), and a link to one is judged, not left to wait."""
+
+    def __init__(self, lot: ParkingLot, running: Callable[[str], bool] | None = None) -> None:
         self.lot = lot
+        self.running = running
 
     def park(self, bet: Bet[Request]) -> bool:
         """Store the bet's request; False when it cannot be serialised (then fetched)."""
@@ -65,13 +71,17 @@ class RequestParking:
         self.lot.forget(urls)
 
     def held_elsewhere(self, url: str) -> bool:
-        return self.lot.held_elsewhere(url)
+        owner = self.lot.holder(url)
+        if not owner or owner == self.lot.owner:
+            return False
+        return self.running is not None and self.running(owner)
 
     def leftovers(self) -> list[Bet[Request]]:
-        """What an interrupted crawl parked, as bets on no rule."""
+        """What an interrupted crawl parked, as bets on no rule; a running worker's are not."""
+        found = self.lot.leftovers(self.running) if self.running else self.lot.leftovers()
         return [
             Bet(url, "", None, request, past_filter=bool(request.meta.get(SEEN)))
-            for url, request in self.lot.leftovers()
+            for url, request in found
         ]
 
 

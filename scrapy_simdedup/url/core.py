@@ -76,9 +76,12 @@ class Parking(Protocol[T]):
 
     def park(self, bet: Bet[T]) -> bool: ...
     def forget(self, urls: list[str]) -> None: ...
-    def leftovers(self) -> list[Bet[T]]: ...
+    def leftovers(self) -> list[Bet[T]]:
+        """What an interrupted crawl parked; not what a running worker of this crawl holds."""
+
     def held_elsewhere(self, url: str) -> bool:
-        """Whether another worker of the crawl holds ``url``'s request parked now."""
+        """Whether another worker of the crawl, still running, holds ``url``'s request
+        parked now."""
 
 
 class UrlCore(Generic[T]):
@@ -195,9 +198,10 @@ class UrlCore(Generic[T]):
 
     def _held_elsewhere(self, url: str, counterpart: str) -> bool:
         """Whether a link to ``url``, skipped on a bet on ``counterpart``, is that bet's: its
-        worker holds it parked and re-issues it if the bet loses (a dead worker's is
-        re-issued by another), and nothing here says the counterpart will not bring the
-        page. Not while closing: nothing more is skipped then."""
+        worker, still running, holds it parked and re-issues it if the bet loses, and
+        nothing here says the counterpart will not bring the page. Not while closing:
+        nothing more is skipped then. A stopped worker's request waits for another to adopt
+        it at idle, which a crawl ending on a budget never reaches: its link is judged."""
         return (
             not self.closing
             and self.judge.may_bring(counterpart)

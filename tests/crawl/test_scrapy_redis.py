@@ -9,10 +9,13 @@ linked again with a session id, index pages with sort orders. Each worker closes
 from __future__ import annotations
 
 import statistics
+import time
 from pathlib import Path
 
 import pytest
 
+from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.stores.redis import RedisStore
 from tests.support.crawls import build_sites, serve_sites
 from tests.support.redisworkers import Run, contents_of, kept_contents, run_workers
 
@@ -58,6 +61,57 @@ def test_two_workers_keep_every_page_and_avoid_fetches_like_one(
     one, two = statistics.median(avoided[1]), statistics.median(avoided[2])
     assert one > 0
     assert two >= AVOIDED_SHARE * one, avoided
+
+
+JOIN_AFTER_PARKED = 20
+"""Requests the first worker holds parked before the second joins its crawl."""
+JOIN_DEADLINE = 120.0
+
+
+def test_a_worker_joining_a_running_crawl_leaves_the_others_bets_to_them(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Scaling a crawl out: a second worker joins once the first holds requests skipped on
+    bets. It used to take every parked request in the index for an interrupted crawl's
+    and re-issue them all at its first moment (118 copies fetched in one run of this
+    site); now it leaves a running worker's bets to it, and no page is lost."""
+    built = build_sites(traps=True)
+    sites = {name: built[name] for name in ("original", "mirror", "partial")}
+    store = RedisStore(redis_url, "late")
+    try:
+        with serve_sites(sites) as served:
+            contents = contents_of(sites, served)
+            plain = run_workers(redis_url, served, tmp_path, "plain", workers=1, plugin=False)
+            _finished(plain)
+            run = run_workers(
+                redis_url, served, tmp_path, "late", workers=2, plugin=True,
+                join_when=lambda: _wait_parked(store, JOIN_AFTER_PARKED),
+            )  # fmt: skip
+    finally:
+        store.close()
+    _finished(run)
+    _one_crawl(run)
+    _no_reissue_dropped(run)
+    _, second = run.workers
+    assert "simdedup: joined crawl" in second.log
+    assert second.stats.get("simdedup/url/reissued/interrupted", 0) == 0, second.stats
+    assert kept_contents(plain.items(), contents) <= kept_contents(run.items(), contents)
+    assert run.total("downloader/request_count") < plain.total("downloader/request_count")
+
+
+def _wait_parked(store: RedisStore, count: int) -> None:
+    """Return once the index holds ``count`` parked requests; fail at a deadline."""
+    deadline = time.monotonic() + JOIN_DEADLINE
+    parked = 0
+    while time.monotonic() < deadline:
+        parked = sum(1 for _ in store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED)))
+        if parked >= count:
+            return
+        time.sleep(0.02)
+    raise AssertionError(
+        f"the first worker held {parked} parked requests after {JOIN_DEADLINE:g} s, "
+        f"not {count}: the second had nothing to join for"
+    )
 
 
 def _finished(run: Run) -> None:

@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,9 +65,12 @@ def run_workers(
     workers: int,
     plugin: bool,
     extra: tuple[str, ...] = (),
+    join_when: Callable[[], None] | None = None,
 ) -> Run:
     """Push the sites' home pages to a fresh start-URL list ``name:start_urls``, start
-    ``workers`` workers on it together and wait for all of them to close by themselves."""
+    ``workers`` workers on it together and wait for all of them to close by themselves.
+    ``join_when``: called before each worker after the first starts (it returns once that
+    worker is to join the crawl; it must have a deadline of its own)."""
     settings = [
         "-s", "SPIDER_MODULES=tests.support.redisspider",
         "-s", "SCHEDULER=scrapy_redis.scheduler.Scheduler",
@@ -96,6 +100,12 @@ def run_workers(
     logs = [folder / f"{name}-{n}.log" for n in range(workers)]
     started = []
     for feed, log in zip(feeds, logs, strict=True):
+        if started and join_when is not None:
+            try:
+                join_when()
+            except BaseException:
+                _stop(started)
+                raise
         command = [sys.executable, "-c", SCRAPY_REDIS, "crawl", "redis_pages"]
         command += ["-a", f"hosts={hosts}", "-o", f"{feed}:jsonl", *settings]
         with log.open("w") as out:
@@ -118,14 +128,18 @@ def _wait_all(started: list[subprocess.Popen[Any]], seconds: float, name: str) -
         for process in started:
             process.wait(timeout=max(0.1, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
-        for process in started:
-            if process.poll() is None:
-                process.kill()
-                process.wait(timeout=30)
+        _stop(started)
         raise AssertionError(
             f"the {name} workers did not close by themselves within {seconds:g} s "
             "(MAX_IDLE_TIME_BEFORE_CLOSE); killed"
         ) from None
+
+
+def _stop(started: list[subprocess.Popen[Any]]) -> None:
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
 
 
 def contents_of(sites: dict[str, dict[str, Any]], served: dict[str, str]) -> dict[str, str]:
