@@ -79,9 +79,6 @@ class Worker:
     def adopt(self, heartbeats: Heartbeats) -> Adopted:
         return self.adoption.adopt(self.held, heartbeats.alive, heartbeats.unsure)
 
-    def watch(self, heartbeats: Heartbeats) -> None:
-        self.adoption.watch(self.held, heartbeats.alive)
-
 
 def _worker(store: RedisStore, name: str, clock: Clock) -> tuple[Heartbeats, Worker, Engine]:
     heartbeats = Heartbeats(store, TIMEOUT, worker=name, clock=clock)
@@ -180,8 +177,8 @@ def test_what_a_dead_worker_parked_is_reissued_by_one_running_worker(store: Redi
     assert adopted.reissued == 0 and adopted.waiting  # not known dead yet: wait
     clock.now = TIMEOUT / 2
     live.beat()  # the live worker moves; the dead one does not
-    first_bets.watch(first)
-    second_bets.watch(second)
+    assert first_bets.adopt(first).reissued == 0  # a look: the dead one stood still
+    assert second_bets.adopt(second).reissued == 0
     clock.now = TIMEOUT
     adopted = first_bets.adopt(first)
     assert adopted.dead == ["dead"] and adopted.reissued == 3 and not adopted.waiting

@@ -53,10 +53,13 @@ from scrapy_simdedup.url.judge import UrlJudge, fetched_before
 from scrapy_simdedup.url.parts import canonical_url
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from typing_extensions import Self
 
+    from scrapy_simdedup.scrapy_layer.reissue import Adopted
     from scrapy_simdedup.url.actions import Action, Fetch
 
 logger = logging.getLogger(__name__)
@@ -127,6 +130,7 @@ class UrlSimHashMiddleware:
         self.adoption: Adoption | None = None
         self._pulse: Any = None  # the looping call: deadlines, heartbeats, dead workers
         self._idle_since: float | None = None  # when this idle began (heartbeats' clock)
+        self._mourned: set[str] = set()  # dead workers whose end was logged
         self.failed_links: FailedLinks | None = None  # adaptive mode, skipping: failed links
 
     @classmethod
@@ -470,8 +474,9 @@ class UrlSimHashMiddleware:
 
     def _beat(self) -> None:
         """Every ``SIMDEDUP_WORKER_TIMEOUT / 4`` seconds on a shared store: the bets'
-        deadlines, the heartbeat that tells the other workers this one is alive, and a look
-        at those that parked requests here."""
+        deadlines, the heartbeat that tells the other workers this one is alive, and what
+        workers known dead parked, re-issued now: a crawl that ends on a budget never goes
+        idle, and their links were on pages already fetched."""
         core = self.core
         if core is None or self.state.failed:
             return
@@ -480,30 +485,38 @@ class UrlSimHashMiddleware:
             heartbeats = self.heartbeats
             if heartbeats is not None and self.adoption is not None:
                 self._guarded(heartbeats.beat)
-                self.adoption.watch(core.bets, heartbeats.alive)
+                self._take_over(lambda worker: False)
                 self._guarded(heartbeats.sweep)  # a killed worker leaves its crawl
         except Exception:
             logger.exception("simdedup: the heartbeat failed; it goes on")
 
     def _adopt(self) -> bool:
-        """At idle on a shared store: re-issue what dead workers parked (their links were on
-        pages already fetched: nothing else would bring them). True to stay open: requests
-        were re-issued, or a worker that parked some has not been seen to beat since this
-        one went idle (it may have died just before: known within
+        """At idle on a shared store: re-issue what dead workers parked. True to stay open:
+        requests were re-issued, or a worker that parked some has not been seen to beat
+        since this one went idle (it may have died just before: known within
         ``SIMDEDUP_WORKER_TIMEOUT``)."""
-        heartbeats, adoption, core = self.heartbeats, self.adoption, self.core
-        if heartbeats is None or adoption is None or core is None or self.state.failed:
+        heartbeats = self.heartbeats
+        if heartbeats is None or self.adoption is None or self.core is None:
+            return False
+        if self.state.failed:
             return False
         if self._idle_since is None:
             self._idle_since = heartbeats.clock()
         since = self._idle_since
-        adopted = adoption.adopt(
-            core.bets, heartbeats.alive, lambda worker: heartbeats.unsure(worker, since)
-        )
-        for worker in adopted.dead:
-            logger.info("simdedup: worker %s stopped; re-issued what it had parked", worker)
-            self._guarded(heartbeats.bury, worker)
+        adopted = self._take_over(lambda worker: heartbeats.unsure(worker, since))
         return adopted.reissued > 0 or adopted.waiting
+
+    def _take_over(self, unsure: Callable[[str], bool]) -> Adopted:
+        """Re-issue what workers known dead parked (``Adoption``), and bury them."""
+        heartbeats, adoption, core = self.heartbeats, self.adoption, self.core
+        assert heartbeats is not None and adoption is not None and core is not None
+        adopted = adoption.adopt(core.bets, heartbeats.alive, unsure)
+        for worker in adopted.dead:
+            if worker not in self._mourned:
+                self._mourned.add(worker)
+                logger.info("simdedup: worker %s stopped; re-issued what it had parked", worker)
+            self._guarded(heartbeats.bury, worker)
+        return adopted
 
     def _guarded(self, action: Any, *args: Any) -> Any:
         """``action(*args)``, a store failure closing the spider (and returning None)."""

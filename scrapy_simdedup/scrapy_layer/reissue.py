@@ -145,13 +145,3 @@ class Adoption:
         except StoreError as exc:
             self._store_failed(exc)
         return Adopted(sorted(owner for owner, dead in fates.items() if dead), reissued, waiting)
-
-    def watch(self, held: Container[str], alive: Callable[[str], bool]) -> None:
-        """Look at the workers that parked requests here, so that one that died is known
-        dead by the time this one goes idle."""
-        try:
-            owners = {parked.owner for parked in self.lot.others(held)}
-            for owner in owners:
-                alive(owner)
-        except StoreError as exc:
-            self._store_failed(exc)

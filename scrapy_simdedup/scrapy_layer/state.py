@@ -142,8 +142,7 @@ class DedupState:
         if parked:
             logger.info(
                 "simdedup: %d requests an earlier run parked (skipped on a bet it did not "
-                "settle, e.g. stopped by Ctrl-C) are in the index; they are re-issued when "
-                "this worker first goes idle",
+                "settle, e.g. stopped by Ctrl-C) are in the index; they are re-issued now",
                 parked,
             )
 

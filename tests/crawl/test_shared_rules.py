@@ -14,7 +14,7 @@ from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.base import Store
 from tests.support import processes, urlsites
-from tests.support.crawls import DEMO, crawl_command, crawl_env, feed_lines, parse
+from tests.support.crawls import DEMO, Crawl, crawl_command, crawl_env, feed_lines, parse
 from tests.support.waits import wait_until
 
 pytestmark = pytest.mark.timeout(900)
@@ -73,18 +73,55 @@ def test_what_a_killed_crawl_parked_is_fetched_by_the_crawl_still_running(
 ) -> None:
     """Worker A learns a mirror and parks its copies; kill -9 of A; worker B, which started
     before A parked anything (so did not read A's requests at its start), fetches them."""
-    sites = {**urlsites.mirrored_with_failures(shared=80, failing=0), "shop": urlsites.shop("b")}
+    crawl, log, parked, left, workers = _survive_a_killed_worker(
+        redis_url, tmp_path, "dead-worker", products=40
+    )
+    assert crawl.stats["finish_reason"] == "finished"
+    assert crawl.simdedup().get("simdedup/url/reissued/abandoned", 0) == len(parked), log[-3000:]
+    fetched = set(re.findall(r"Crawled \(200\) <GET (\S+)>", log))
+    assert parked <= fetched  # every request A had parked, fetched by B
+    assert left == set() and workers == []  # nothing waits for a worker that is gone
+
+
+def test_a_crawl_ending_on_a_budget_fetches_what_a_killed_worker_parked(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """The same, B ending on ``CLOSESPIDER_PAGECOUNT``: it never goes idle, and the killed
+    worker's requests used to be re-issued only at idle, so they waited for the next crawl
+    (plain Scrapy fetched them: their links were on pages A had fetched). B now takes them
+    over once A is known dead, while it crawls."""
+    crawl, log, parked, left, _ = _survive_a_killed_worker(
+        redis_url, tmp_path, "dead-worker-budget", products=80,
+        extra=("-s", "CLOSESPIDER_PAGECOUNT=70"),
+    )  # fmt: skip
+    assert crawl.stats["finish_reason"] == "closespider_pagecount", log[-3000:]
+    assert crawl.simdedup().get("simdedup/url/reissued/abandoned", 0) == len(parked), log[-3000:]
+    fetched = set(re.findall(r"Crawled \(200\) <GET (\S+)>", log))
+    assert parked <= fetched, log[-3000:]
+    assert left == set()
+
+
+def _survive_a_killed_worker(
+    redis_url: str, tmp_path: Path, prefix: str, *, products: int, extra: tuple[str, ...] = ()
+) -> tuple[Crawl, str, set[str], set[str], list[tuple[bytes, bytes]]]:
+    """Worker B crawls a shop of ``products`` slowly; worker A crawls an original and its
+    mirror until it parked three copies, and is killed. B's crawl, its log, what A had
+    parked, what is parked when B ended and the workers' heartbeats left."""
+    sites = {
+        **urlsites.mirrored_with_failures(shared=80, failing=0),
+        "shop": urlsites.shop("b", products),
+    }
     settings = [
         "-s", "SIMDEDUP_STORE=redis", "-s", f"SIMDEDUP_REDIS_URL={redis_url}",
-        "-s", "SIMDEDUP_REDIS_PREFIX=dead-worker", "-s", "SIMDEDUP_WORKER_TIMEOUT=2",
+        "-s", f"SIMDEDUP_REDIS_PREFIX={prefix}", "-s", "SIMDEDUP_WORKER_TIMEOUT=2",
         "-s", "CONCURRENT_REQUESTS=1",
     ]  # fmt: skip
-    store = open_store("redis", url=redis_url, prefix="dead-worker")
+    store = open_store("redis", url=redis_url, prefix=prefix)
     survivor_log = tmp_path / "b.log"
     with urlsites.serve(sites) as urls, survivor_log.open("w") as log_file:
         # Its log goes to a file: a pipe nobody reads until the end would stall it.
         survivor = processes.popen(
-            crawl_command([urls["shop"]], tmp_path / "b.jsonl", *settings,
+            crawl_command([urls["shop"]], tmp_path / "b.jsonl", *settings, *extra,
                           "-s", "DOWNLOAD_DELAY=0.5", "-s", "LOG_LEVEL=DEBUG"),
             cwd=DEMO, env=crawl_env(), stderr=log_file, text=True,
         )  # fmt: skip
@@ -113,12 +150,8 @@ def test_what_a_killed_crawl_parked_is_fetched_by_the_crawl_still_running(
                     process.communicate(timeout=60)
     crawl = parse(survivor.returncode, log, tmp_path / "b.jsonl")
     assert survivor_running and crawl.returncode == 0, log[-3000:]
-    assert crawl.stats["finish_reason"] == "finished"
     assert parked, "A was killed before it parked anything"
-    assert crawl.simdedup()["simdedup/url/reissued/abandoned"] == len(parked), log[-3000:]
-    fetched = set(re.findall(r"Crawled \(200\) <GET (\S+)>", log))
-    assert parked <= fetched  # every request A had parked, fetched by B
-    assert left == set() and workers == []  # nothing waits for a worker that is gone
+    return crawl, log, parked, left, workers
 
 
 def _parked(store: Store) -> set[str]:
