@@ -485,7 +485,8 @@ class UrlSimHashMiddleware:
             heartbeats = self.heartbeats
             if heartbeats is not None and self.adoption is not None:
                 self._guarded(heartbeats.beat)
-                self._take_over(lambda worker: False)
+                if not self._engine_closing():  # else its records stay for the next crawl
+                    self._take_over(lambda worker: False)
                 self._guarded(heartbeats.sweep)  # a killed worker leaves its crawl
         except Exception:
             logger.exception("simdedup: the heartbeat failed; it goes on")
@@ -505,6 +506,12 @@ class UrlSimHashMiddleware:
         since = self._idle_since
         adopted = self._take_over(lambda worker: heartbeats.unsure(worker, since))
         return adopted.reissued > 0 or adopted.waiting
+
+    def _engine_closing(self) -> bool:
+        """Whether the engine is closing the spider: a request sent now would go to a
+        scheduler about to be closed (Scrapy signals nothing before ``spider_closed``)."""
+        slot = getattr(self.crawler.engine, "_slot", None)
+        return getattr(slot, "closing", None) is not None
 
     def _take_over(self, unsure: Callable[[str], bool]) -> Adopted:
         """Re-issue what workers known dead parked (``Adoption``), and bury them."""
