@@ -557,3 +557,40 @@ def test_bets_on_a_soft_404_are_reissued() -> None:
         assert _skipped(middleware, Request(f"{MIRROR}/story/7?sort=new"))
         middleware.content_verdict(f"{ORIGINAL}/story/7?sort=new", f"{ORIGINAL}/story/7")
         assert len(_engine(middleware).crawled) == 2
+
+
+class _ClosingSlot:
+    closing = object()  # Scrapy's engine slot while it closes the spider: a Deferred
+
+
+def test_a_bet_lost_while_the_engine_closes_is_parked_for_the_next_crawl(tmp_path: Path) -> None:
+    """A response still on its way when the crawl ends (a budget) can weaken a rule; the
+    requests parked on it were re-issued into a scheduler about to be closed, which
+    dropped them with its queue, and their records were gone: the next crawl on the index
+    knew nothing of them. They are parked for it now."""
+    settings = {
+        "SIMDEDUP_STORE": "leveldb", "SIMDEDUP_DIR": str(tmp_path),
+        "SIMDEDUP_URL_SAMPLE_EVERY": 1000,
+    }  # fmt: skip
+    waiting = f"{MIRROR}/own/9.html"
+    with opened_middleware(settings) as middleware:
+        engine = _engine(middleware)
+        _teach_mirror(middleware)
+        own = [Request(f"{MIRROR}/own/{n}.html") for n in range(3)]
+        for request in own:
+            assert _skipped(middleware, request)
+        with pytest.raises(DontCloseSpider):
+            middleware.spider_idle()
+        first = engine.crawled[0]
+        middleware.process_request(first)
+        _fetch(middleware, first.url)
+        assert _skipped(middleware, Request(waiting))
+        sent = len(engine.crawled)
+        engine._slot = _ClosingSlot()  # type: ignore[attr-defined]
+        middleware.content_verdict(first.url, None)  # new: the rule is weakened now
+        assert len(engine.crawled) == sent  # nothing sent into the closing scheduler
+    with opened_middleware(settings) as again:
+        assert again.core is not None and waiting in again.core.bets
+        with pytest.raises(DontCloseSpider):
+            again.spider_idle()  # the interrupted crawl's bet, re-issued
+        assert waiting in [r.url for r in _engine(again).crawled]

@@ -382,6 +382,9 @@ class UrlSimHashMiddleware:
         reissued = 0
         for action in actions:
             if isinstance(action, Reissue):
+                if self.core is not None and self._engine_closing():
+                    self.core.unsent(action)  # parked for the next crawl, not lost
+                    continue
                 self._send(action)
                 reissued += 1
             elif isinstance(action, Revisit):

@@ -394,6 +394,12 @@ class UrlCore(Generic[T]):
         actions += self._reissue([bet for bet in unsettled if bet.rule], "unsettled")
         return actions
 
+    def unsent(self, reissue: Reissue[T]) -> None:
+        """A re-issue the crawl could not take (its engine is closing the spider, and would
+        drop it with the scheduler's queue): offered again at the next moment, and parked
+        for the next crawl on the index if the crawl ends first."""
+        self._later.append(reissue)
+
     def closed(self, reason: str) -> None:
         """The crawl ends. Finished: the bets left are final (counted) and leave the index;
         otherwise they stay there for the next crawl on it to re-issue."""
