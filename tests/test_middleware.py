@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.misc import build_from_crawler
 
 from scrapy_simdedup import UrlSimHashMiddleware, hamming_distance, url_parts, url_simhash
+from scrapy_simdedup.scrapy_layer.parking import ParkingLot
 from tests.support.components import memory_crawler
 
 ORIGINAL = "http://a.example"
@@ -594,3 +596,44 @@ def test_a_bet_lost_while_the_engine_closes_is_parked_for_the_next_crawl(tmp_pat
         with pytest.raises(DontCloseSpider):
             again.spider_idle()  # the interrupted crawl's bet, re-issued
         assert waiting in [r.url for r in _engine(again).crawled]
+
+
+@pytest.mark.parametrize("when", ["crawling", "budget_nearly_spent", "engine_closing"])
+def test_a_dead_workers_parked_request_is_taken_over_while_crawling_not_while_closing(
+    redis_url: str, when: str
+) -> None:
+    asyncio.run(_take_over_when(redis_url, when))  # the heartbeat's looping call needs a loop
+
+
+async def _take_over_when(redis_url: str, when: str) -> None:
+    """On Redis, a worker known dead (a record whose worker has no heartbeat: it closed, or
+    was buried) leaves its parked request to a running worker, which re-issues it at its
+    next heartbeat, ahead of what is queued (a crawl ending on a budget never goes idle).
+    Not once the budget is nearly spent or the engine closes the spider: a request sent
+    then may never be fetched, and its record would be gone; it stays for the next crawl."""
+    settings: dict[str, Any] = {
+        "SIMDEDUP_STORE": "redis", "SIMDEDUP_REDIS_URL": redis_url,
+        "SIMDEDUP_REDIS_PREFIX": f"takeover-{when}",
+    }  # fmt: skip
+    if when == "budget_nearly_spent":
+        settings["CLOSESPIDER_PAGECOUNT"] = 1  # its whole budget is the reserve
+    url = f"{MIRROR}/p/parked.html"
+    with opened_middleware(settings) as middleware:
+        assert middleware.heartbeats is not None and middleware.core is not None
+        store = middleware.core.judge.urls.store
+        dead = ParkingLot(store, middleware.crawler.spider, owner="dead")  # type: ignore[arg-type]
+        assert dead.park(url, Request(url))  # after this worker opened: no leftover of its
+        engine = _engine(middleware)
+        if when == "engine_closing":
+            engine._slot = _ClosingSlot()  # type: ignore[attr-defined]
+        middleware._beat()
+        holder = dead.holder(url)
+        if when == "crawling":
+            assert [(r.url, r.meta["simdedup_reissued"]) for r in engine.crawled] == [
+                (url, "abandoned")
+            ]
+            assert engine.crawled[0].priority > 0  # ahead of what is queued
+            assert holder is None  # claimed, sent, removed
+        else:
+            assert middleware.core.closing == (when == "budget_nearly_spent")
+            assert engine.crawled == [] and holder == "dead"

@@ -488,7 +488,9 @@ class UrlSimHashMiddleware:
             heartbeats = self.heartbeats
             if heartbeats is not None and self.adoption is not None:
                 self._guarded(heartbeats.beat)
-                if not self._engine_closing():  # else its records stay for the next crawl
+                # Not once the budget is nearly spent, nor while the engine closes: what is
+                # sent then may never be fetched; the records stay for the next crawl.
+                if not core.closing and not self._engine_closing():
                     self._take_over(lambda worker: False)
                 self._guarded(heartbeats.sweep)  # a killed worker leaves its crawl
         except Exception:

@@ -418,15 +418,16 @@ class UrlCore(Generic[T]):
     # -- what the crawl's other parts ask ------------------------------------------------
 
     def adopted(self, url: str, ticket: T) -> Reissue[T] | None:
-        """A dead worker's parked request, claimed by this one: re-issued here, unless
-        another worker of the crawl fetches it (its record is removed by whoever claimed
-        it, once the request is sent)."""
+        """A dead worker's parked request, claimed by this one: re-issued here, ahead of
+        what is queued (it is late, and a crawl with a budget must fetch it before the
+        end), unless another worker of the crawl fetches it (its record is removed by
+        whoever claimed it, once the request is sent)."""
         bet = Bet(canonical_or_none(url) or url, "", None, ticket)
         if not self._claimed(bet):
             return None
         self.tally.inc_value(keys.url_reissued("abandoned"))
         self._guarded(self.judge.enqueue, bet.url)  # what relies on it may be skipped again
-        return Reissue(bet, "abandoned")
+        return Reissue(bet, "abandoned", ahead=True)
 
     def betting_on(self, rule: str) -> bool:
         """Whether requests the rule ``rule`` skipped are held now."""
