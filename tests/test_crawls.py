@@ -18,7 +18,7 @@ from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.judges.incrawl import in_crawl
 from scrapy_simdedup.judges.verdict import Verdict
 from scrapy_simdedup.scrapy_layer.state import leftover_parked
-from scrapy_simdedup.url.actions import Seen, Skip
+from scrapy_simdedup.url.actions import Reissue, Seen, Skip
 from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.core import UrlCore
 from scrapy_simdedup.url.judge import UrlJudge
@@ -287,3 +287,27 @@ def test_a_link_to_a_page_another_worker_holds_on_a_bet_is_that_bets(redis_url: 
         # The first worker's bet settled and was forgotten: judged here, and fetched.
         first.parking.forget([f"{mirror}/p/9"])
         assert not isinstance(second.scheduled(Seen(f"{mirror}/p/9", "nobody's")), Skip)
+
+
+def test_a_reissue_the_closing_engine_cannot_take_is_kept_only_on_a_crawl_of_its_own(
+    redis_url: str,
+) -> None:
+    """A bet lost while Scrapy's engine closes the spider: on a store of one process its
+    re-issue is kept and parked for the next crawl. On a crawl several workers share its
+    URL is claimed for the crawl by then, so a worker still running would refuse to fetch
+    it and a later take-over would find it claimed: kept back, it was lost. It is sent
+    there (scrapy-redis's shared queue keeps it)."""
+    with open_index(redis_url, prefix="unsent", expected_size=1_000) as index:
+        judge = UrlJudge.for_crawl(
+            index, mode="adaptive", max_distance=3, expected_size=1_000,
+            min_evidence=3, sample_every=1000,
+        )  # fmt: skip
+        lot = Lot()
+        core = UrlCore(judge, lot, Tally(), drop=True)
+        reissue = Reissue(Bet("http://m.test/p/1", "rule", "http://a.test/p/1", "ticket"), "x")
+        assert core.unsent(reissue)  # no crawl record: kept
+        core.closed("shutdown")
+        assert lot.kept == {"http://m.test/p/1": "ticket"}  # parked for the next crawl
+        shared = UrlCore(judge, Lot(), Tally(), drop=True)
+        shared.crawl = join_crawl(index.store, worker(index.store, "w1")).record  # type: ignore[arg-type]
+        assert not shared.unsent(reissue)  # sent: the crawl's queue keeps it

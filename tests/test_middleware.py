@@ -598,7 +598,9 @@ def test_a_bet_lost_while_the_engine_closes_is_parked_for_the_next_crawl(tmp_pat
         assert waiting in [r.url for r in _engine(again).crawled]
 
 
-@pytest.mark.parametrize("when", ["crawling", "budget_nearly_spent", "engine_closing"])
+@pytest.mark.parametrize(
+    "when", ["crawling", "budget_nearly_spent", "engine_closing", "idle_budget_nearly_spent"]
+)
 def test_a_dead_workers_parked_request_is_taken_over_while_crawling_not_while_closing(
     redis_url: str, when: str
 ) -> None:
@@ -615,7 +617,7 @@ async def _take_over_when(redis_url: str, when: str) -> None:
         "SIMDEDUP_STORE": "redis", "SIMDEDUP_REDIS_URL": redis_url,
         "SIMDEDUP_REDIS_PREFIX": f"takeover-{when}",
     }  # fmt: skip
-    if when == "budget_nearly_spent":
+    if when.endswith("budget_nearly_spent"):
         settings["CLOSESPIDER_PAGECOUNT"] = 1  # its whole budget is the reserve
     url = f"{MIRROR}/p/parked.html"
     with opened_middleware(settings) as middleware:
@@ -626,7 +628,11 @@ async def _take_over_when(redis_url: str, when: str) -> None:
         engine = _engine(middleware)
         if when == "engine_closing":
             engine._slot = _ClosingSlot()  # type: ignore[attr-defined]
-        middleware._beat()
+        if when.startswith("idle"):
+            assert middleware.core.tick(force=True) == []  # a moment of the crawl: closing
+            middleware.spider_idle()  # nothing to stay open for: no DontCloseSpider
+        else:
+            middleware._beat()
         holder = dead.holder(url)
         if when == "crawling":
             assert [(r.url, r.meta["simdedup_reissued"]) for r in engine.crawled] == [
@@ -635,5 +641,5 @@ async def _take_over_when(redis_url: str, when: str) -> None:
             assert engine.crawled[0].priority > 0  # ahead of what is queued
             assert holder is None  # claimed, sent, removed
         else:
-            assert middleware.core.closing == (when == "budget_nearly_spent")
+            assert middleware.core.closing == when.endswith("budget_nearly_spent")
             assert engine.crawled == [] and holder == "dead"

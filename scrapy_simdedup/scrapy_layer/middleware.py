@@ -382,9 +382,9 @@ class UrlSimHashMiddleware:
         reissued = 0
         for action in actions:
             if isinstance(action, Reissue):
-                if self.core is not None and self._engine_closing():
-                    self.core.unsent(action)  # parked for the next crawl, not lost
-                    continue
+                core = self.core
+                if core is not None and self._engine_closing() and core.unsent(action):
+                    continue  # parked for the next crawl, not lost
                 self._send(action)
                 reissued += 1
             elif isinstance(action, Revisit):
@@ -504,7 +504,7 @@ class UrlSimHashMiddleware:
         heartbeats = self.heartbeats
         if heartbeats is None or self.adoption is None or self.core is None:
             return False
-        if self.state.failed:
+        if self.state.failed or self.core.closing:  # their records stay for the next crawl
             return False
         if self._idle_since is None:
             self._idle_since = heartbeats.clock()

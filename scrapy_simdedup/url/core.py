@@ -394,11 +394,16 @@ class UrlCore(Generic[T]):
         actions += self._reissue([bet for bet in unsettled if bet.rule], "unsettled")
         return actions
 
-    def unsent(self, reissue: Reissue[T]) -> None:
-        """A re-issue the crawl could not take (its engine is closing the spider, and would
-        drop it with the scheduler's queue): offered again at the next moment, and parked
-        for the next crawl on the index if the crawl ends first."""
+    def unsent(self, reissue: Reissue[T]) -> bool:
+        """A re-issue the crawl cannot take now (its engine is closing the spider, and
+        would drop it with the scheduler's queue): offered again at the next moment, and
+        parked for the next crawl on the index if the crawl ends first. False (send it)
+        on a crawl several workers share: its URL is claimed for the crawl by now, so no
+        other worker would fetch it, and their shared queue keeps what is sent."""
+        if self.crawl is not None:
+            return False
         self._later.append(reissue)
+        return True
 
     def closed(self, reason: str) -> None:
         """The crawl ends. Finished: the bets left are final (counted) and leave the index;
