@@ -54,8 +54,8 @@ class RequestParking:
 
     ``running(worker)``, on a store several workers share, says whether a worker may still
     run (``Heartbeats.alive``): its parked requests are its own to settle or re-issue. A
-    stopped worker's are another's to take: at open (its crawl was interrupted), or at
-    idle (``Adoption``), and a link to one is judged, not left to wait."""
+    stopped worker's are another's to take: at open (its crawl was interrupted), or once
+    it is known dead (``Adoption``), and a link to one is judged, not left to wait."""
 
     def __init__(self, lot: ParkingLot, running: Callable[[str], bool] | None = None) -> None:
         self.lot = lot

@@ -200,8 +200,8 @@ class UrlCore(Generic[T]):
         """Whether a link to ``url``, skipped on a bet on ``counterpart``, is that bet's: its
         worker, still running, holds it parked and re-issues it if the bet loses, and
         nothing here says the counterpart will not bring the page. Not while closing:
-        nothing more is skipped then. A stopped worker's request waits for another to adopt
-        it at idle, which a crawl ending on a budget never reaches: its link is judged."""
+        nothing more is skipped then. A stopped worker's request waits for another to take
+        it over, which a crawl ending on a budget may never do: its link is judged."""
         return (
             not self.closing
             and self.judge.may_bring(counterpart)
