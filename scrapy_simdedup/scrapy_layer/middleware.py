@@ -488,9 +488,7 @@ class UrlSimHashMiddleware:
             heartbeats = self.heartbeats
             if heartbeats is not None and self.adoption is not None:
                 self._guarded(heartbeats.beat)
-                # Not once the budget is nearly spent, nor while the engine closes: what is
-                # sent then may never be fetched; the records stay for the next crawl.
-                if not core.closing and not self._engine_closing():
+                if core.takes_over() and not self._engine_closing():
                     self._take_over(lambda worker: False)
                 self._guarded(heartbeats.sweep)  # a killed worker leaves its crawl
         except Exception:
@@ -504,7 +502,7 @@ class UrlSimHashMiddleware:
         heartbeats = self.heartbeats
         if heartbeats is None or self.adoption is None or self.core is None:
             return False
-        if self.state.failed or self.core.closing:  # their records stay for the next crawl
+        if self.state.failed or not self.core.takes_over():
             return False
         if self._idle_since is None:
             self._idle_since = heartbeats.clock()

@@ -422,6 +422,12 @@ class UrlCore(Generic[T]):
 
     # -- what the crawl's other parts ask ------------------------------------------------
 
+    def takes_over(self) -> bool:
+        """Whether dead workers' parked requests may be re-issued here now: not once the
+        budget is nearly spent (sent then, one may never be fetched, and its record would
+        be gone; it stays for the next crawl), nor after the store failed."""
+        return not self.closing and not self._failed()
+
     def adopted(self, url: str, ticket: T) -> Reissue[T] | None:
         """A dead worker's parked request, claimed by this one: re-issued here, ahead of
         what is queued (it is late, and a crawl with a budget must fetch it before the
