@@ -15,7 +15,12 @@ from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.url.actions import FollowFailed, FollowUnpredicted, Reissue, Seen, Skip
 from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.core import UrlCore
-from scrapy_simdedup.url.deadlines import PENDING_SECONDS, WAITING_SECONDS, Budget
+from scrapy_simdedup.url.deadlines import (
+    GATHERING_SECONDS,
+    PENDING_SECONDS,
+    WAITING_SECONDS,
+    Budget,
+)
 from scrapy_simdedup.url.judge import UrlJudge
 
 ORIGINAL = "http://a.example"
@@ -383,3 +388,99 @@ def test_reissues_not_yet_sent_stay_in_the_index_when_the_crawl_stops(tmp_path: 
         core.scheduled(Seen(f"{article}?lang=de", "de", source=article))  # a switcher
         core.closed("shutdown")  # before any tick: its re-issue was never sent
         assert lot.kept == {f"{article}?lang=fr": "fr"}
+
+
+def _bare_pages(core: UrlCore[str], count: int) -> None:
+    for n in range(count):
+        _page(core, f"{ORIGINAL}/news/{n}")
+
+
+def _on_its_way(core: UrlCore[str], url: str) -> Skip | None:
+    """``url`` scheduled, then on its way to the downloader: the skip made on the way, if
+    any (when scheduled once as many requests are on their way as its rule needs)."""
+    answer = core.scheduled(Seen(url, url))
+    if not isinstance(answer, Skip):
+        answer = core.downloading(Seen(url, url))
+    return answer if isinstance(answer, Skip) else None
+
+
+def test_a_parameters_requests_wait_once_enough_are_on_their_way_to_learn_it(
+    tmp_path: Path,
+) -> None:
+    """Ten ``?sid=`` pages whose bare pages came: the first three go to the downloader
+    (as many as the rule needs), the rest wait on a bet. The three come back copies, the
+    rule is learned, and the bets stand (final when the crawl ends), but for the one that
+    falls to be the rule's sample (one in twice its copies), fetched."""
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        _bare_pages(core, 10)
+        variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(10)]
+        waiting = [url for url in variants if _on_its_way(core, url) is not None]
+        assert waiting == variants[3:] and tally["simdedup/url/gathering"] == 7
+        assert tally["simdedup/url/probes"] == 3 and set(lot.kept) == set(waiting)
+        assert _reissued(core.tick(force=True)) == {}  # not learned yet: still waiting
+        for n in range(3):
+            core.fetched(variants[n], variants[n], 200)
+            core.verdict(variants[n], f"{ORIGINAL}/news/{n}")
+        reissued = _reissued(core.tick(force=True))  # the sixth the learned rule met
+        assert list(reissued.values()) == ["unconfirmed"] and set(reissued) < set(waiting)
+        standing = [url for url in waiting if url not in reissued]
+        assert all(core.bets.get(url).gathering is False for url in standing)  # type: ignore[union-attr]
+        assert _reissued(core.idle()) == {}
+        core.closed("finished")
+        assert tally["simdedup/url/final"] == 6 and lot.kept == {}
+
+
+def test_a_request_on_its_way_that_comes_back_new_reissues_the_waiting_ones(
+    tmp_path: Path,
+) -> None:
+    """``?tab=`` pages are pages of their own: the first one back is new, the requests
+    waiting meanwhile are re-issued at once, and no more wait in this crawl."""
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        _bare_pages(core, 10)
+        variants = [f"{ORIGINAL}/news/{n}?tab=t{n}" for n in range(8)]
+        waiting = [url for url in variants if _on_its_way(core, url) is not None]
+        assert waiting == variants[3:]
+        core.fetched(variants[0], variants[0], 200)
+        core.verdict(variants[0], None)
+        assert _reissued(core.tick(force=True)) == dict.fromkeys(waiting, "unconfirmed")
+        assert lot.kept == {} and tally["simdedup/url/reissued/unconfirmed"] == 5
+        assert _on_its_way(core, f"{ORIGINAL}/news/8?tab=t8") is None  # fetched from now on
+        assert _on_its_way(core, f"{ORIGINAL}/news/9?tab=t9") is None
+
+
+def test_a_value_the_learned_rule_does_not_cover_is_reissued(tmp_path: Path) -> None:
+    """``?ref=home`` came back a copy three times: ``ref`` changes nothing for that value
+    only (``GENERAL_VALUES``), so ``?ref=footer``, waiting meanwhile, is re-issued."""
+    with crawl(tmp_path / "db") as (core, lot, _, _):
+        _bare_pages(core, 5)
+        probes = [f"{ORIGINAL}/news/{n}?ref=home" for n in range(3)]
+        for url in probes:
+            assert _on_its_way(core, url) is None
+        footer = f"{ORIGINAL}/news/4?ref=footer"
+        assert _on_its_way(core, footer) is not None
+        for n, url in enumerate(probes):
+            core.fetched(url, url, 200)
+            core.verdict(url, f"{ORIGINAL}/news/{n}")
+        assert _reissued(core.tick(force=True)) == {footer: "unconfirmed"}
+        assert lot.kept == {}
+
+
+def test_requests_waiting_for_a_rule_that_is_not_learned_in_time_are_reissued(
+    tmp_path: Path,
+) -> None:
+    """The requests on their way never bring a verdict (the spider yields no item for
+    them): the waiting ones are re-issued at their deadline, and at idle."""
+    with crawl(tmp_path / "db") as (core, _, _, clock):
+        _bare_pages(core, 6)
+        variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(5)]
+        waiting = [url for url in variants if _on_its_way(core, url) is not None]
+        assert waiting == variants[3:]
+        clock.now = GATHERING_SECONDS + 1
+        assert _reissued(core.tick(force=True)) == dict.fromkeys(waiting, "overdue")
+        # The probes' time is up too: the next request goes to the downloader.
+        assert _on_its_way(core, f"{ORIGINAL}/news/5?sid=s5") is None
+    with crawl(tmp_path / "db2") as (core, _, _, _):
+        _bare_pages(core, 5)
+        variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(5)]
+        waiting = [url for url in variants if _on_its_way(core, url) is not None]
+        assert _reissued(core.idle()) == dict.fromkeys(waiting, "unsettled")

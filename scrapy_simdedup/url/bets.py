@@ -36,6 +36,7 @@ class Bet(Generic[T]):
     past_filter: bool = False  # skipped after the dupefilter saw it: re-issued past it
     pending: bool = False  # its counterpart was not queued yet when it was made
     extended: bool = False  # its deadline was put off once (``UrlCore._waiting_longer``)
+    gathering: bool = False  # made before its rule was learned: never final until it is
 
 
 RECHECK_ALWAYS = 64
@@ -134,7 +135,7 @@ class ParkedBets(Generic[T]):
             return good[url]
         bet = self._by_url[url]
         counterpart = bet.counterpart
-        final = bool(bet.rule) and stands(bet.rule) and depth < MAX_CHAIN
+        final = bool(bet.rule) and not bet.gathering and stands(bet.rule) and depth < MAX_CHAIN
         if final and counterpart is not None and not fetched(counterpart):
             final = counterpart in self._by_url and self._final(
                 counterpart, stands, fetched, good, depth + 1

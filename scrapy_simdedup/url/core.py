@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from scrapy_simdedup import stats as keys
@@ -35,6 +36,7 @@ from scrapy_simdedup.url.bets import Bet, ParkedBets
 from scrapy_simdedup.url.deadlines import Budget, Deadlines, Progress
 from scrapy_simdedup.url.features import section_template
 from scrapy_simdedup.url.parts import UrlParts, canonical_or_none, canonical_url, url_parts
+from scrapy_simdedup.url.probes import Probes
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -118,6 +120,10 @@ class UrlCore(Generic[T]):
         self.revisits = revisits
         self.bets: ParkedBets[T] = ParkedBets()
         self.judge.held = self.bets
+        # Requests on their way that teach a rule still gathering evidence, and the rules
+        # with bets made meanwhile (``_gathered``, ``_confirm_gathered``).
+        self.probes = Probes(clock)
+        self._gathering: set[str] = set()
         self.closing = False  # the budget is nearly spent: nothing more is skipped
         self._route = route
         self._store_failed = store_failed
@@ -236,6 +242,7 @@ class UrlCore(Generic[T]):
         if parts is None:
             return actions
         if not 200 <= status < 300:
+            self.probes.done(parts.url)
             return actions + self._lost(parts.url, "counterpart_failed", follow=True)
         self._guarded(self.judge.fetched, parts)
         self.tally.inc_value(keys.URL_FETCHED)
@@ -252,6 +259,7 @@ class UrlCore(Generic[T]):
         parts = self._judged(url)
         if parts is None or parts.url in self.bets:
             return []
+        self.probes.done(parts.url)
         return self._lost(parts.url, "counterpart_failed", follow=True)
 
     def dropped(self, url: str) -> list[Action[T]]:
@@ -313,6 +321,9 @@ class UrlCore(Generic[T]):
         except StoreError as exc:
             self._store_failed(exc)
             return []
+        probed = self.probes.done(url)
+        if probed is not None and original is None:
+            self.judge.learner.refute(probed)
         contested = self._contested.pop(url, None)
         if contested is not None and original is None:
             against = self._guarded(self.judge.learner.contradicted, contested) or []
@@ -358,6 +369,7 @@ class UrlCore(Generic[T]):
         try:
             actions += self._refresh_rules()
             progress = self._progress()
+            actions += self._confirm_gathered(progress)
             closing = self.deadlines.closing(progress, len(self.bets))
             if closing and not self.closing:
                 self.tally.set_value(keys.URL_CLOSING, 1)
@@ -389,6 +401,7 @@ class UrlCore(Generic[T]):
         self._guarded(self.judge.save_rules)  # nothing comes to write them meanwhile
         for trap in self.judge.learner.stop_finite_traps():  # their bets are unsettled now
             logger.debug("simdedup: %s stopped: too few pages to be endless", trap.describe())
+        actions += self._guarded(self._confirm_gathered, self._progress()) or []
         unsettled = self.bets.unsettled(self.judge.learner.stands, self.judge.settles)
         actions += self._reissue([bet for bet in unsettled if not bet.rule], "interrupted")
         actions += self._reissue([bet for bet in unsettled if bet.rule], "unsettled")
@@ -480,6 +493,7 @@ class UrlCore(Generic[T]):
     def _decide(self, seen: Seen[T], parts: UrlParts, *, scheduling: bool) -> Fetch | Skip:
         try:
             decision = self.judge.decide(parts, source=_source(seen.source))
+            decision = self._gathered(parts, decision, scheduling=scheduling)
         except StoreError as exc:
             self._store_failed(exc)
             return FETCH
@@ -505,6 +519,73 @@ class UrlCore(Generic[T]):
         if scheduling or sample:
             return Fetch(sample, queued=scheduling)
         return FETCH
+
+    def _gathered(self, parts: UrlParts, decision: Decision, *, scheduling: bool) -> Decision:
+        """A request no learned rule skips, of a kind a parameter rule is still learning
+        (``UrlLearner.gathering``): skipped on a bet once as many requests of that kind
+        are on their way as the rule needs to be learned, else fetched, and counted on
+        its way (``probes``) when it goes to the downloader. Two workers, each fetching
+        every ``?sid=`` page in flight until the rule stood, avoided fewer fetches than one
+        (issue 35). Not in annotate mode, nor once the budget is nearly spent."""
+        if decision.skip or decision.sample or not self.drop or self.closing:
+            return decision
+        gathering = self.judge.gathering(parts)
+        if gathering is None or gathering.rule is None:
+            return decision
+        rule = gathering.rule
+        if self.probes.on_the_way(rule.identity) >= self.judge.learner.needs(rule):
+            return gathering
+        if not scheduling:
+            self.probes.sent(rule.identity, parts.url)
+            self.tally.inc_value(keys.URL_PROBES)
+        return decision
+
+    def _confirm_gathered(self, progress: Progress) -> list[Action[T]]:
+        """The bets made while their rule gathered evidence, once it was learned or met a
+        new page: each stands if the rule, learned, skips its URL now (it then waits as
+        any bet does); otherwise it is re-issued (``unconfirmed``): the rule's sample, a
+        value the learned rule does not cover (``?ref=home`` copied three times says
+        nothing of ``?ref=footer``), or a rule that met a new page."""
+        if not self._gathering:
+            return []
+        learner = self.judge.learner
+        actions: list[Action[T]] = []
+        for identity in list(self._gathering):
+            rule = learner.rule(identity)
+            learned = rule is not None and learner.stands(identity)
+            gathering = rule is None or (not rule.uniques and not rule.specific)
+            if not learned and gathering and not learner.refuted(identity):
+                continue  # still gathering: its bets wait (their deadline is near)
+            self._gathering.discard(identity)
+            bets = self.bets.take_where(partial(_gathered_under, identity))
+            unconfirmed = []
+            for bet in bets:
+                if learned and self._skipped_now(bet):
+                    bet.gathering = False
+                    bet.due_seconds, bet.due_pages = self.deadlines.due(progress, pending=False)
+                    if self.bets.park(bet):
+                        continue
+                unconfirmed.append(bet)
+            actions += self._reissue(unconfirmed, "unconfirmed")
+        return actions
+
+    def _skipped_now(self, bet: Bet[T]) -> bool:
+        """Whether the rules in force skip ``bet``'s URL now, on its rule and counterpart,
+        counted as any request the rule meets: one that falls to be the rule's sample is
+        fetched (as it would have been had it come after the rule was learned)."""
+        try:
+            decision = self.judge.decide(bet.url)
+        except UrlNotCheckedError:
+            return False
+        except StoreError as exc:  # re-issued: the bets taken out must not be lost
+            self._store_failed(exc)
+            return False
+        return (
+            decision.skip
+            and decision.rule is not None
+            and decision.rule.identity == bet.rule
+            and decision.counterpart == bet.counterpart
+        )
 
     def _may_skip(self, seen: Seen[T], decision: Decision) -> bool:
         """Whether a rule's skip may be made into a bet here: skipping at all (not
@@ -546,10 +627,13 @@ class UrlCore(Generic[T]):
         assert rule is not None
         first = rule.kind == "mirror" and not self.bets.holds_under(rule.identity)
         if rule.kind != "strict":
-            due = self.deadlines.due(self._progress(), pending=decision.pending)
+            due = self.deadlines.due(
+                self._progress(), pending=decision.pending, gathering=decision.gathering
+            )
             bet = Bet(
                 parts.url, rule.identity, decision.counterpart, seen.ticket, *due,
                 past_filter=not scheduling, pending=decision.pending,
+                gathering=decision.gathering,
             )  # fmt: skip
             if parts.url in self.bets or not self._guarded(self.parking.park, bet):
                 return None
@@ -559,6 +643,9 @@ class UrlCore(Generic[T]):
             if self.crawl is not None and decision.counterpart is not None:
                 self._guarded(self.crawl.bet, parts.url, decision.counterpart)
             self.tally.inc_value(keys.URL_PARKED)
+            if decision.gathering:
+                self._gathering.add(rule.identity)
+                self.tally.inc_value(keys.URL_GATHERING)
         self.tally.inc_value(keys.url_skipped(decision.reason))
         self.tally.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
         if decision.pending:
@@ -740,6 +827,10 @@ class UrlCore(Generic[T]):
         except StoreError as exc:
             self._store_failed(exc)
             return None
+
+
+def _gathered_under(rule: str, bet: Bet[T]) -> bool:
+    return bet.gathering and bet.rule == rule
 
 
 def _source(url: str | None) -> UrlParts | None:

@@ -10,7 +10,9 @@ was; a pending bet whose counterpart was queued by then, or whose counterpart's 
 at hand under another query (queued, fetched or parked), waits once more, as long as the
 second (``UrlCore._waiting_longer``), and one whose counterpart a parameter rule skips on
 a page that came waits as long again, each time (``UrlJudge.settles``); a bet read back
-from an interrupted crawl is due at once. And once a budget is nearly spent
+from an interrupted crawl is due at once; one made while its rule was still gathering
+evidence is due after ``GATHERING_FETCHES`` or ``GATHERING_SECONDS`` unless the rule was
+learned by then. And once a budget is nearly spent
 (``closing``), every bet not settled is re-issued and no new one is made.
 """
 
@@ -23,6 +25,8 @@ PENDING_FETCHES = 60
 PENDING_SECONDS = 30.0
 WAITING_FETCHES = 400
 WAITING_SECONDS = 120.0
+GATHERING_FETCHES = 60
+GATHERING_SECONDS = 10.0
 RESERVE_SHARE = 0.2
 """The last fifth of a budget is kept for re-issued bets: none is made after its start."""
 MIN_RESERVE_PAGES = 10
@@ -53,8 +57,10 @@ class Deadlines:
     def __init__(self, budget: Budget) -> None:
         self.budget = budget
 
-    def due(self, now: Progress, *, pending: bool) -> tuple[float, int]:
+    def due(self, now: Progress, *, pending: bool, gathering: bool = False) -> tuple[float, int]:
         """(seconds, pages) at which a bet parked ``now`` is due."""
+        if gathering:
+            return now.seconds + GATHERING_SECONDS, now.pages + GATHERING_FETCHES
         if pending:
             return now.seconds + PENDING_SECONDS, now.pages + PENDING_FETCHES
         return now.seconds + WAITING_SECONDS, now.pages + WAITING_FETCHES

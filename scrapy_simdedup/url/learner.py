@@ -238,6 +238,7 @@ class Decision:
     sample: bool = False
     counterpart: str | None = None
     pending: bool = False  # a skip whose counterpart is not queued yet: the bet waits for it
+    gathering: bool = False  # a skip on a parameter rule whose evidence is still coming in
 
     @property
     def reason(self) -> str:
@@ -297,6 +298,9 @@ class UrlLearner:
         self._sections_here: dict[tuple[str, str], set[str]] = {}
         # (pattern rule, path): a page past the first copied there in this crawl
         self._paged_here: set[tuple[str, str]] = set()
+        # parameter rules a request fetched while they gathered evidence came back new
+        # for: no more bets before they are learned (``gathering``), in this crawl
+        self._refuted: set[str] = set()
         self._saved_at = 0.0
         # Workers sharing a store: (host, other, proposed copy) -> the copy they agreed on.
         self.choose: Callable[[str, str, str], str] | None = None
@@ -675,9 +679,14 @@ class UrlLearner:
         section = _path(section_template(parts))
         if not _covers(rule, parts, section) or self.switches(parts, rule.names):
             return None
-        # Without this rule's parameter and every other one learned to change nothing
-        # here: ``?sid=..&sort=..`` leads to the bare page once both are learned. Never
-        # without a switcher: ``?lang=de&sid=..`` leads to ``?lang=de``.
+        return self._without_learned(rule, parts, in_force, present, section)
+
+    def _without_learned(
+        self, rule: Rule, parts: UrlParts, in_force: list[Rule], present: set[str], section: str
+    ) -> str:
+        """``parts`` without ``rule``'s parameters and every other one learned to change
+        nothing here: ``?sid=..&sort=..`` leads to the bare page once both are learned.
+        Never without a switcher: ``?lang=de&sid=..`` leads to ``?lang=de``."""
         learned = {
             name
             for other in in_force
@@ -688,6 +697,59 @@ class UrlLearner:
             for name in other.names
         }
         return parts.without_params(frozenset(rule.names) | (learned & present))
+
+    def gathering(self, parts: UrlParts, covered: Container[str]) -> Decision | None:
+        """A skip of ``parts`` on a parameter rule of its host not learned yet, whose
+        copies so far all said the parameter changes nothing here: a bet, made while the
+        rule's first pages are on their way, that they will say so too (``UrlCore`` makes
+        it only once enough of them are on their way to learn the rule). Two workers have
+        twice the requests in flight while a ``?sid=`` rule is learned, and fetched each
+        (issue 35). Such a bet is never final while the rule is not learned: once it is,
+        the bet stands if the rule skips its URL, else it is re-issued; a new page under
+        the rule (``refute``), or its deadline, re-issues it. A parameter with no rule yet
+        is such a rule with no evidence: its first requests are on their way. None when no
+        such rule applies: a value or path that brought a new page, a switcher, a page
+        past the first."""
+        if not parts.params:
+            return None
+        template = section_template(parts)
+        section = _path(template)
+        present = {name for name, _ in parts.params}
+        in_force: list[Rule] | None = None
+        for name in sorted(present):
+            probe = Rule("pattern", parts.host, names=(name,), template=template)
+            rule = self._find(probe) or probe
+            if (
+                rule.identity in self._refuted
+                or rule.uniques
+                or rule.specific
+                or rule.denied
+                or rule.paths
+                or rule.learned(self.min_evidence)  # learned: ``decide`` judged it
+                or _past_first_page(rule, parts)
+                or self.switches(parts, rule.names)
+            ):
+                continue
+            if in_force is None:
+                in_force = self._in_force(parts.host)
+            counterpart = self._without_learned(rule, parts, in_force, present, section)
+            if counterpart in covered:
+                return Decision(True, rule, counterpart=counterpart, gathering=True)
+        return None
+
+    def refute(self, identity: str) -> None:
+        """A request fetched while the rule ``identity`` gathered evidence came back new:
+        no more bets on it before it is learned, in this crawl."""
+        if len(self._refuted) < MAX_RULES:
+            self._refuted.add(identity)
+
+    def refuted(self, identity: str) -> bool:
+        return identity in self._refuted
+
+    def needs(self, rule: Rule) -> int:
+        """Copies in a row ``rule`` still needs to be learned (at least one)."""
+        needed = 2 * self.min_evidence if rule.kind == "trap" else self.min_evidence
+        return max(1, needed - rule.streak)
 
     def observe(self, parts: UrlParts, original: UrlParts | None) -> list[Rule]:
         """A content verdict: ``parts`` duplicated ``original``, or was new (None).

@@ -551,3 +551,19 @@ def test_a_long_finite_calendar_is_fetched_in_full(tmp_path: Path) -> None:
             if skipped[-1] > 1_000:
                 break
     assert max(skipped) > 1_000, f"the trap skipped {skipped} in each round"
+
+
+def test_requests_held_while_a_parameter_is_learned_lose_no_page_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """Each story links its ``?tab=comments`` page (text of its own) and a ``?sid=`` copy
+    of itself. While the first of each are on their way, the rest wait on bets: the
+    comments tabs come back new and every waiting tab is re-issued; the ``sid`` copies
+    teach their rule, and the waiting ones stand. Every distinct page plain Scrapy keeps
+    is kept, and fewer requests are fetched."""
+    site = urlsites.articles_with_tabs()
+    crawl = _keeps_what_plain_scrapy_keeps({"stories": site}, tmp_path)
+    stats = crawl.simdedup()
+    assert stats.get("simdedup/url/gathering", 0) >= 5, stats  # the path under test was taken
+    assert stats.get("simdedup/url/reissued/unconfirmed", 0) >= 1, stats  # the tabs were
+    assert crawl.stats["downloader/request_count"] < 1 + 3 * 40, crawl.stats

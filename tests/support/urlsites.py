@@ -473,3 +473,17 @@ def depth_skew(docs: int = 10, chapters: int = 5, sections: int = 3) -> dict[str
     mirror.pages["/"] = page("home", (*shared, "/toc"), delay=0.05)
     mirror.pages["/toc"] = page("mirror-toc", chaps, delay=1.0)
     return {"original": original, "mirror": mirror}
+
+
+def articles_with_tabs(articles: int = 40, delay: float = 0.3) -> Site:
+    """Articles listed on one page, each linking its ``?tab=comments`` (a page of its own,
+    one value per path: no switcher) and a ``?sid=`` variant (its own page again). The
+    variants answer slowly, so many are on their way at once while the first come back."""
+    site = Site()
+    paths = tuple(f"/story/{n}" for n in range(articles))
+    site.pages["/"] = page("stories-home", paths)
+    for n, path in enumerate(paths):
+        site.pages[path] = page(f"story-{n}", (f"{path}?tab=comments", f"{path}?sid=s{n}x"))
+        site.pages[f"{path}?tab=comments"] = page(f"story-{n}-comments", delay=delay)
+        site.pages[f"{path}?sid=s{n}x"] = page(f"story-{n}", delay=delay)
+    return site
