@@ -22,6 +22,7 @@ from scrapy_simdedup.url.deadlines import (
     Budget,
 )
 from scrapy_simdedup.url.judge import UrlJudge
+from scrapy_simdedup.url.probes import PROBE_SECONDS
 
 ORIGINAL = "http://a.example"
 MIRROR = "http://m.example"
@@ -484,3 +485,48 @@ def test_requests_waiting_for_a_rule_that_is_not_learned_in_time_are_reissued(
         variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(5)]
         waiting = [url for url in variants if _on_its_way(core, url) is not None]
         assert _reissued(core.idle()) == dict.fromkeys(waiting, "unsettled")
+
+
+def test_a_request_of_the_kind_that_came_back_new_reissues_the_waiting_ones_though_learned(
+    tmp_path: Path,
+) -> None:
+    """The second ``?sid=`` page back is new, before its bare page (queued) came: no rule
+    counts it, and three copies then teach the rule. The requests that waited meanwhile
+    are re-issued all the same: what they waited on did not hold."""
+    with crawl(tmp_path / "db") as (core, lot, _, _):
+        for n in (0, 2, 3, 4, 5, 6, 7):
+            _page(core, f"{ORIGINAL}/news/{n}")
+        core.scheduled(Seen(f"{ORIGINAL}/news/1", "queued"))
+        variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(7)]
+        waiting = [url for url in variants if _on_its_way(core, url) is not None]
+        assert waiting == variants[3:]
+        core.fetched(variants[1], variants[1], 200)
+        core.verdict(variants[1], None)
+        # The next moment (each response is one) would re-issue them; here the copies
+        # are judged first, as verdicts come in between responses.
+        for n in (0, 2, 7):  # the seventh is sent now: nothing waits on a refuted kind
+            url = f"{ORIGINAL}/news/{n}?sid=s{n}"
+            if n == 7:
+                assert _on_its_way(core, url) is None
+            core.verdict(url, f"{ORIGINAL}/news/{n}")
+        assert core.judge.learner.stands(core.judge.learner.rules()[0].identity)  # learned
+        assert _reissued(core.tick(force=True)) == dict.fromkeys(waiting, "unconfirmed")
+        assert lot.kept == {}
+
+
+def test_a_late_verdict_of_a_request_no_longer_counted_on_its_way_still_refutes(
+    tmp_path: Path,
+) -> None:
+    """A request sent to learn ``tab`` answers after ``PROBE_SECONDS``: others were sent in
+    its place, and one more waits. Its page, new, still re-issues the waiting one."""
+    with crawl(tmp_path / "db") as (core, _, _, clock):
+        _bare_pages(core, 8)
+        first = [f"{ORIGINAL}/news/{n}?tab=t{n}" for n in range(3)]
+        assert all(_on_its_way(core, url) is None for url in first)
+        clock.now = PROBE_SECONDS + 1
+        later = [f"{ORIGINAL}/news/{n}?tab=t{n}" for n in range(3, 7)]
+        waiting = [url for url in later if _on_its_way(core, url) is not None]
+        assert waiting == later[3:]
+        core.fetched(first[0], first[0], 200)
+        core.verdict(first[0], None)
+        assert _reissued(core.tick(force=True)) == dict.fromkeys(waiting, "unconfirmed")

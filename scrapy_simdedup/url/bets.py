@@ -110,6 +110,11 @@ class ParkedBets(Generic[T]):
         urls = self._by_counterpart.get(counterpart, set())
         return self._take({url for url in urls if not self._by_url[url].rule.startswith("trap")})
 
+    def gathered_under(self, rule: str) -> list[Bet[T]]:
+        """Take out the bets the rule ``rule`` made while it was being learned."""
+        urls = self._by_rule.get(rule, set())
+        return self._take({url for url in urls if self._by_url[url].gathering})
+
     def under(self, rule: str) -> list[Bet[T]]:
         """Take out every bet the rule ``rule`` made (it was weakened)."""
         return self._take(self._by_rule.get(rule, set()))

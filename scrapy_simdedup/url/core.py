@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import time
-from functools import partial
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from scrapy_simdedup import stats as keys
@@ -44,7 +43,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.crawls import CrawlRecord
     from scrapy_simdedup.url.actions import Action, Seen
     from scrapy_simdedup.url.judge import UrlJudge
-    from scrapy_simdedup.url.learner import Decision
+    from scrapy_simdedup.url.learner import Decision, Rule
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -501,7 +500,10 @@ class UrlCore(Generic[T]):
             skip = self._skip(seen, parts, decision, scheduling=scheduling)
             if skip is not None:
                 return skip
-        if decision.skip and scheduling:  # annotate mode, or a bet that could not be made
+        if decision.gathering and not scheduling:  # no bet made: it goes, and teaches
+            self._probe(decision, parts)
+        elif decision.skip and scheduling and not decision.gathering:
+            # annotate mode, or a bet that could not be made
             self.tally.inc_value(keys.url_would_skip(decision.reason))
         sample = ""
         if decision.sample:
@@ -529,16 +531,25 @@ class UrlCore(Generic[T]):
         (issue 35). Not in annotate mode, nor once the budget is nearly spent."""
         if decision.skip or decision.sample or not self.drop or self.closing:
             return decision
-        gathering = self.judge.gathering(parts)
+        # Scheduled, a request of such a kind only waits: the counterpart (perhaps a store
+        # read) is asked for only once enough are on their way.
+        gathering = self.judge.gathering(parts, self._enough_on_the_way if scheduling else None)
         if gathering is None or gathering.rule is None:
             return decision
-        rule = gathering.rule
-        if self.probes.on_the_way(rule.identity) >= self.judge.learner.needs(rule):
+        if self._enough_on_the_way(gathering.rule):
             return gathering
         if not scheduling:
-            self.probes.sent(rule.identity, parts.url)
-            self.tally.inc_value(keys.URL_PROBES)
+            self._probe(gathering, parts)
         return decision
+
+    def _enough_on_the_way(self, rule: Rule) -> bool:
+        """Whether as many requests of ``rule`` are on their way as it needs to be learned."""
+        return self.probes.on_the_way(rule.identity) >= self.judge.learner.needs(rule)
+
+    def _probe(self, gathering: Decision, parts: UrlParts) -> None:
+        assert gathering.rule is not None
+        self.probes.sent(gathering.rule.identity, parts.url)
+        self.tally.inc_value(keys.URL_PROBES)
 
     def _confirm_gathered(self, progress: Progress) -> list[Action[T]]:
         """The bets made while their rule gathered evidence, once it was learned or met a
@@ -549,24 +560,30 @@ class UrlCore(Generic[T]):
         if not self._gathering:
             return []
         learner = self.judge.learner
-        actions: list[Action[T]] = []
-        for identity in list(self._gathering):
+        resolved: dict[str, bool] = {}  # rule -> learned (its bets may stand) or not
+        for identity in list(self._gathering):  # asked first: a store error takes out nothing
             rule = learner.rule(identity)
-            learned = rule is not None and learner.stands(identity)
-            gathering = rule is None or (not rule.uniques and not rule.specific)
-            if not learned and gathering and not learner.refuted(identity):
-                continue  # still gathering: its bets wait (their deadline is near)
+            if not self.bets.holds_under(identity):  # its bets were re-issued otherwise
+                self._gathering.discard(identity)
+            elif learner.refuted(identity) or (rule is not None and rule.uniques):
+                resolved[identity] = False  # a request of its kind came back new
+            elif rule is not None and learner.stands(identity):
+                resolved[identity] = True
+            elif rule is not None and rule.specific:
+                resolved[identity] = False
+        actions: list[Action[T]] = []
+        for identity, learned in resolved.items():
             self._gathering.discard(identity)
-            bets = self.bets.take_where(partial(_gathered_under, identity))
             unconfirmed = []
-            for bet in bets:
+            for bet in self.bets.gathered_under(identity):
                 if learned and self._skipped_now(bet):
                     bet.gathering = False
                     bet.due_seconds, bet.due_pages = self.deadlines.due(progress, pending=False)
                     if self.bets.park(bet):
                         continue
                 unconfirmed.append(bet)
-            actions += self._reissue(unconfirmed, "unconfirmed")
+            # Ahead: most were taken off the queue on their way to the downloader.
+            actions += self._reissue(unconfirmed, "unconfirmed", ahead=True)
         return actions
 
     def _skipped_now(self, bet: Bet[T]) -> bool:
@@ -574,17 +591,19 @@ class UrlCore(Generic[T]):
         counted as any request the rule meets: one that falls to be the rule's sample is
         fetched (as it would have been had it come after the rule was learned)."""
         try:
-            decision = self.judge.decide(bet.url)
+            decision = self.judge.decide(bet.url, tally=False)
         except UrlNotCheckedError:
             return False
         except StoreError as exc:  # re-issued: the bets taken out must not be lost
             self._store_failed(exc)
             return False
+        rule = decision.rule
         return (
             decision.skip
-            and decision.rule is not None
-            and decision.rule.identity == bet.rule
+            and rule is not None
+            and rule.identity == bet.rule
             and decision.counterpart == bet.counterpart
+            and not self.judge.learner.takes_sample(rule)
         )
 
     def _may_skip(self, seen: Seen[T], decision: Decision) -> bool:
@@ -827,10 +846,6 @@ class UrlCore(Generic[T]):
         except StoreError as exc:
             self._store_failed(exc)
             return None
-
-
-def _gathered_under(rule: str, bet: Bet[T]) -> bool:
-    return bet.gathering and bet.rule == rule
 
 
 def _source(url: str | None) -> UrlParts | None:

@@ -146,12 +146,14 @@ class UrlJudge:
             parts, self._covered, tally=tally, awaited=self._awaited, source=source
         )
 
-    def gathering(self, parts: UrlParts) -> Decision | None:
+    def gathering(
+        self, parts: UrlParts, ready: Callable[[Rule], bool] | None = None
+    ) -> Decision | None:
         """A skip on a parameter rule still gathering evidence (``UrlLearner.gathering``);
         None in strict mode."""
         if self.mode == "strict":
             return None
-        return self.learner.gathering(parts, self._covered)
+        return self.learner.gathering(parts, self._covered, ready)
 
     def _strict(self, parts: UrlParts, *, tally: bool) -> Decision:
         for match in self.urls.near(url_simhash(parts, self.seed)):

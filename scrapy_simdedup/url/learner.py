@@ -456,14 +456,21 @@ class UrlLearner:
             return Decision(True, rule, counterpart=counterpart, pending=pending)
         if self._first_in_section(rule, parts):
             return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
-        rule.candidates += 1
-        if rule.candidates >= self._sample_interval(rule):
-            rule.candidates = 0
+        if self.takes_sample(rule):
             return Decision(skip=False, rule=rule, sample=True, counterpart=counterpart)
         if rule.kind == "trap":
             rule.skipped_here += 1
             rule.chained_here += _chained(rule, parts, source)
         return Decision(True, rule, counterpart=counterpart, pending=pending)
+
+    def takes_sample(self, rule: Rule) -> bool:
+        """One more request ``rule`` would skip: whether it is fetched as the rule's sample
+        instead (see ``_sample_interval``)."""
+        rule.candidates += 1
+        if rule.candidates >= self._sample_interval(rule):
+            rule.candidates = 0
+            return True
+        return False
 
     def linked(self, parts: UrlParts, source: UrlParts | None) -> list[tuple[str, str]]:
         """A link from the page ``source`` to ``parts`` was met. A page that links one path
@@ -698,7 +705,12 @@ class UrlLearner:
         }
         return parts.without_params(frozenset(rule.names) | (learned & present))
 
-    def gathering(self, parts: UrlParts, covered: Container[str]) -> Decision | None:
+    def gathering(
+        self,
+        parts: UrlParts,
+        covered: Container[str],
+        ready: Callable[[Rule], bool] | None = None,
+    ) -> Decision | None:
         """A skip of ``parts`` on a parameter rule of its host not learned yet, whose
         copies so far all said the parameter changes nothing here: a bet, made while the
         rule's first pages are on their way, that they will say so too (``UrlCore`` makes
@@ -709,7 +721,8 @@ class UrlLearner:
         the rule (``refute``), or its deadline, re-issues it. A parameter with no rule yet
         is such a rule with no evidence: its first requests are on their way. None when no
         such rule applies: a value or path that brought a new page, a switcher, a page
-        past the first."""
+        past the first; or ``ready`` says the rule does not skip yet (asked before the
+        counterpart, which may cost a store read)."""
         if not parts.params:
             return None
         template = section_template(parts)
@@ -728,6 +741,7 @@ class UrlLearner:
                 or rule.learned(self.min_evidence)  # learned: ``decide`` judged it
                 or _past_first_page(rule, parts)
                 or self.switches(parts, rule.names)
+                or (ready is not None and not ready(rule))
             ):
                 continue
             if in_force is None:

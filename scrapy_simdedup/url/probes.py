@@ -3,9 +3,11 @@
 A parameter rule is learned from its first copies (``?sid=`` pages found to be their bare
 page). Until then every request it would skip is fetched, and two workers have twice as
 many in flight as one (issue 35). Once enough of them are on their way to learn the rule,
-the rest can wait on a bet (``UrlLearner.gathering``). A probe counts from the moment it
-goes to the downloader until its content verdict, its failure, or ``PROBE_SECONDS`` (a
-page that never yields an item teaches nothing: another request is sent in its place).
+the rest can wait on a bet (``UrlLearner.gathering``). A probe counts as on its way from
+the moment it goes to the downloader until its content verdict, its failure, or
+``PROBE_SECONDS`` (a page that never yields an item teaches nothing: another request is
+sent in its place); the rule it probes is remembered until its verdict, however late, which
+may refute the rule.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ class Probes:
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self._clock = clock
-        self._rule_of: dict[str, str] = {}  # canonical URL -> the rule it probes
-        self._sent: dict[str, dict[str, float]] = {}  # rule -> URL -> when it was sent
+        self._rule_of: dict[str, str] = {}  # canonical URL -> the rule it probes, in order
+        self._sent: dict[str, dict[str, float]] = {}  # rule -> URL on its way -> sent when
 
     def __len__(self) -> int:
         return len(self._rule_of)
@@ -57,5 +59,7 @@ class Probes:
             return 0
         oldest = self._clock() - PROBE_SECONDS
         for url in [url for url, when in sent.items() if when < oldest]:
-            self.done(url)
-        return len(self._sent.get(rule, ()))
+            del sent[url]  # no longer counted; its verdict may still refute the rule
+        if not sent:
+            del self._sent[rule]
+        return len(sent)
