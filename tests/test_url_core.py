@@ -530,3 +530,40 @@ def test_a_late_verdict_of_a_request_no_longer_counted_on_its_way_still_refutes(
         core.fetched(first[0], first[0], 200)
         core.verdict(first[0], None)
         assert _reissued(core.tick(force=True)) == dict.fromkeys(waiting, "unconfirmed")
+
+
+def test_a_crawl_that_ends_before_its_rule_is_learned_keeps_what_waited_for_the_next(
+    tmp_path: Path,
+) -> None:
+    """Requests waiting while ``sid`` is learned are never final: a crawl closed as finished
+    without going idle first (its bets are otherwise re-issued there) leaves them in the
+    index, and the next crawl re-issues them at once."""
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        _bare_pages(core, 5)
+        variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(5)]
+        waiting = [url for url in variants if _on_its_way(core, url) is not None]
+        assert waiting == variants[3:]
+        core.closed("finished")
+        assert set(lot.kept) == set(waiting) and tally["simdedup/url/final"] == 0
+    with crawl(tmp_path / "db", lot=lot) as (core, _, _, _):
+        assert _reissued(core.tick(force=True)) == dict.fromkeys(waiting, "interrupted")
+
+
+def test_a_parameter_an_earlier_crawl_saw_bring_a_page_of_its_own_never_waits(
+    tmp_path: Path,
+) -> None:
+    """The stored rule for ``tab`` met a new page in an earlier crawl: loaded on probation,
+    it lets no request wait while this crawl learns it again."""
+    with crawl(tmp_path / "db") as (core, _, _, _):
+        _bare_pages(core, 4)
+        for n, value in enumerate("abc"):  # learned: three copies, three values
+            _page(core, f"{ORIGINAL}/news/{n}?tab={value}", f"{ORIGINAL}/news/{n}")
+        core.fetched(f"{ORIGINAL}/news/3?tab=d", "its sample", 200)  # a page of its own
+        core.verdict(f"{ORIGINAL}/news/3?tab=d", None)
+        core.closed("finished")
+    with crawl(tmp_path / "db") as (core, _, tally, _):
+        assert core.judge.learner.rules()[0].uniques == 1  # read back from the index
+        _bare_pages(core, 8)
+        for n in range(8):
+            assert _on_its_way(core, f"{ORIGINAL}/news/{n}?tab=t{n}") is None
+        assert tally["simdedup/url/gathering"] == 0

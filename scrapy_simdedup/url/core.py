@@ -418,8 +418,9 @@ class UrlCore(Generic[T]):
         return True
 
     def closed(self, reason: str) -> None:
-        """The crawl ends. Finished: the bets left are final (counted) and leave the index;
-        otherwise they stay there for the next crawl on it to re-issue."""
+        """The crawl ends. Finished: the bets left are final (counted) and leave the index,
+        but for those made while their rule was learned, never final (idle re-issues them
+        first); otherwise they stay there for the next crawl on it to re-issue."""
         if self._failed():
             return
         for action in self._later:  # not sent: kept for the next crawl on the index
@@ -427,7 +428,7 @@ class UrlCore(Generic[T]):
                 self._guarded(self.parking.park, action.bet)
         self._later = []
         if reason == "finished":
-            final = self.bets.settle_all()
+            final = [bet for bet in self.bets.settle_all() if not bet.gathering]
             self._guarded(self.parking.forget, [bet.url for bet in final])
             self.tally.set_value(keys.URL_FINAL, len(final))
         self._guarded(self.judge.save_rules)
@@ -536,10 +537,9 @@ class UrlCore(Generic[T]):
         gathering = self.judge.gathering(parts, self._enough_on_the_way if scheduling else None)
         if gathering is None or gathering.rule is None:
             return decision
-        if self._enough_on_the_way(gathering.rule):
+        if scheduling or self._enough_on_the_way(gathering.rule):  # scheduled: asked above
             return gathering
-        if not scheduling:
-            self._probe(gathering, parts)
+        self._probe(gathering, parts)
         return decision
 
     def _enough_on_the_way(self, rule: Rule) -> bool:

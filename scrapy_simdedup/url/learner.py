@@ -761,9 +761,9 @@ class UrlLearner:
         return identity in self._refuted
 
     def needs(self, rule: Rule) -> int:
-        """Copies in a row ``rule`` still needs to be learned (at least one)."""
-        needed = 2 * self.min_evidence if rule.kind == "trap" else self.min_evidence
-        return max(1, needed - rule.streak)
+        """Copies in a row the parameter rule ``rule`` still needs to be learned (at least
+        one)."""
+        return max(1, self.min_evidence - rule.streak)
 
     def observe(self, parts: UrlParts, original: UrlParts | None) -> list[Rule]:
         """A content verdict: ``parts`` duplicated ``original``, or was new (None).
