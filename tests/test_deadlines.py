@@ -11,6 +11,8 @@ from scrapy_simdedup.url.deadlines import (
     PENDING_FETCHES,
     PENDING_SECONDS,
     WAITING_FETCHES,
+    WAITING_SECONDS,
+    WAITING_SECONDS_MAX,
     Budget,
     Deadlines,
     Progress,
@@ -21,7 +23,17 @@ def test_a_bet_waiting_for_a_page_not_queued_is_due_sooner() -> None:
     deadlines = Deadlines(Budget())
     now = Progress(10.0, 100, 0)
     assert deadlines.due(now, pending=True) == (10.0 + PENDING_SECONDS, 100 + PENDING_FETCHES)
-    assert deadlines.due(now, pending=False)[1] == 100 + WAITING_FETCHES
+    assert deadlines.due(now, pending=False) == (10.0 + WAITING_SECONDS, 100 + WAITING_FETCHES)
+
+
+def test_a_bet_on_a_queued_page_waits_as_long_again_as_the_crawl_has_run() -> None:
+    """Late in a crawl a queued page may sit deep in Scrapy's last-in-first-out queue: a
+    fixed wait re-issued the copy before its counterpart's turn came. Half an hour at most."""
+    deadlines = Deadlines(Budget())
+    assert deadlines.due(Progress(600.0, 5_000, 0), pending=False) == (1_200.0, 10_000)
+    assert deadlines.due(Progress(600.0, 5_000, 0), pending=True)[1] == 5_000 + PENDING_FETCHES
+    late = deadlines.due(Progress(36_000.0, 10**6, 0), pending=False)
+    assert late == (36_000.0 + WAITING_SECONDS_MAX, 2 * 10**6)
 
 
 @pytest.mark.parametrize(

@@ -162,6 +162,26 @@ def test_a_pending_bet_past_its_deadline_is_reissued_ahead(tmp_path: Path) -> No
         assert all(a.ahead for a in actions if isinstance(a, Reissue)) and lot.kept == {}
 
 
+def test_late_in_a_crawl_a_bet_on_a_queued_page_waits_as_long_as_the_crawl_has_run(
+    tmp_path: Path,
+) -> None:
+    """Twenty minutes into a crawl the original's page is queued deep in Scrapy's
+    last-in-first-out queue. Two minutes later it has not come: the mirror's copy is not
+    fetched then (it was, a copy per such bet), but once the crawl has run as long again
+    without it, it is, and it is never lost."""
+    with crawl(tmp_path / "db") as (core, lot, tally, clock):
+        _teach_mirror(core)
+        clock.now = 1_200.0
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))  # queued, not fetched
+        skip = core.scheduled(Seen(f"{MIRROR}/p/9", "copy"))
+        assert isinstance(skip, Skip) and not skip.pending
+        clock.now = 1_200.0 + WAITING_SECONDS + 1
+        assert _reissued(core.tick(force=True)) == {} and f"{MIRROR}/p/9" in core.bets
+        clock.now = 2_400.0 + 1
+        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/9": "overdue"}
+        assert lot.kept == {} and tally["simdedup/url/reissued/overdue"] == 1
+
+
 def test_a_pending_bet_whose_counterparts_path_came_waits_once_more(tmp_path: Path) -> None:
     """A mirror crawled ahead of its original: its ``?sid=`` page waits for the original's
     ``?sid=`` page. The original's bare page came by the deadline, so the original's crawl
