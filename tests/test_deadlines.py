@@ -48,6 +48,11 @@ def test_a_bet_on_a_queued_page_waits_as_long_again_as_the_crawl_has_run() -> No
         (Budget(seconds=60.0), Progress(48.0, 10, 0), 0, True),
         (Budget(seconds=10.0), Progress(5.0, 10, 0), 0, True),  # at least 5 s kept
         (Budget(items=100), Progress(1.0, 500, 81), 0, True),
+        (Budget(items=100), Progress(1.0, 500, 70), 0, False),
+        (Budget(items=100), Progress(1.0, 500, 70), 10, True),  # and one item per bet held
+        (Budget(seconds=600.0), Progress(400.0, 2_000, 0), 0, False),
+        # and per bet held, the time a page has taken so far (0.2 s): 500 bets, 100 s more
+        (Budget(seconds=600.0), Progress(400.0, 2_000, 0), 500, True),
     ],
 )
 def test_a_budget_nearly_spent_is_closing(

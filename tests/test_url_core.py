@@ -182,6 +182,41 @@ def test_late_in_a_crawl_a_bet_on_a_queued_page_waits_as_long_as_the_crawl_has_r
         assert lot.kept == {} and tally["simdedup/url/reissued/overdue"] == 1
 
 
+def test_a_bet_on_a_queued_page_waits_as_many_pages_as_the_crawl_has_fetched(
+    tmp_path: Path,
+) -> None:
+    """The same in pages, in a fast crawl: 5,000 pages into it, the copy waits 5,000 more
+    for its original's turn in the queue, not 400."""
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        _teach_mirror(core)
+        tally.set_value("response_received_count", 5_000)
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
+        tally.set_value("response_received_count", 5_000 + 401)
+        assert _reissued(core.tick(force=True)) == {}
+        tally.set_value("response_received_count", 10_000)
+        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/9": "overdue"}
+        assert lot.kept == {}
+
+
+def test_a_spider_that_closes_itself_as_finished_keeps_unsettled_bets_for_the_next_crawl(
+    tmp_path: Path,
+) -> None:
+    """A spider raising ``CloseSpider("finished")`` ends the crawl without going idle, where
+    bets that cannot be final are re-issued. Those stay in the index (the next crawl fetches
+    them); only a bet whose counterpart's page came is final."""
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        _teach_mirror(core)
+        _page(core, f"{ORIGINAL}/p/8")
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/8", "settled")), Skip)
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))  # queued, never fetched
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "unsettled")), Skip)
+        core.closed("finished")
+        assert set(lot.kept) == {f"{MIRROR}/p/9"} and tally["simdedup/url/final"] == 1
+    with crawl(tmp_path / "db", lot=lot) as (core, _, _, _):
+        assert _reissued(core.tick(force=True)) == {f"{MIRROR}/p/9": "interrupted"}
+
+
 def test_a_pending_bet_whose_counterparts_path_came_waits_once_more(tmp_path: Path) -> None:
     """A mirror crawled ahead of its original: its ``?sid=`` page waits for the original's
     ``?sid=`` page. The original's bare page came by the deadline, so the original's crawl

@@ -418,9 +418,10 @@ class UrlCore(Generic[T]):
         return True
 
     def closed(self, reason: str) -> None:
-        """The crawl ends. Finished: the bets left are final (counted) and leave the index,
-        but for those made while their rule was learned, never final (idle re-issues them
-        first); otherwise they stay there for the next crawl on it to re-issue."""
+        """The crawl ends. Finished: the bets left that are final (counted) leave the
+        index; any other (idle re-issued them, unless the spider closed itself) stays there
+        for the next crawl on it to re-issue, as every bet does when the crawl ends
+        otherwise."""
         if self._failed():
             return
         for action in self._later:  # not sent: kept for the next crawl on the index
@@ -428,7 +429,19 @@ class UrlCore(Generic[T]):
                 self._guarded(self.parking.park, action.bet)
         self._later = []
         if reason == "finished":
-            final = [bet for bet in self.bets.settle_all() if not bet.gathering]
+            # Idle re-issued every bet that could not be final; a spider that closes itself
+            # as "finished" never went idle, so those stay for the next crawl on the index.
+            stands, settles = self.judge.learner.stands, self.judge.settles
+            kept = self._guarded(self.bets.unsettled, stands, settles)
+            if kept is None:  # the store failed: nothing is known final
+                return
+            if kept:
+                logger.info(
+                    "simdedup: %d skipped requests not settled when the crawl finished "
+                    "without going idle stay in the index; the next crawl on it fetches them",
+                    len(kept),
+                )
+            final = self.bets.settle_all()
             self._guarded(self.parking.forget, [bet.url for bet in final])
             self.tally.set_value(keys.URL_FINAL, len(final))
         self._guarded(self.judge.save_rules)
@@ -715,7 +728,7 @@ class UrlCore(Generic[T]):
                     or ("?" in counterpart and self.judge.covers(counterpart.partition("?")[0]))
                 )
             ):
-                bet.due_seconds, bet.due_pages = self.deadlines.due(progress, pending=False)
+                bet.due_seconds, bet.due_pages = self.deadlines.once_more(progress)
                 bet.extended = True
                 if self.bets.park(bet):
                     self.tally.inc_value(keys.URL_EXTENDED)

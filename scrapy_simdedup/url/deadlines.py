@@ -11,12 +11,13 @@ queued page may sit deep in Scrapy's last-in-first-out queue for most of a crawl
 400 fetches re-issued some 400 copies in a crawl of a 5,000-page site with session ids,
 ``benchmarks/crawl.py --only site``). A pending bet whose counterpart was queued by then,
 or whose counterpart's path is at hand under another query (queued, fetched or parked),
-waits once more, as long as the second (``UrlCore._waiting_longer``), and one whose
-counterpart a parameter rule skips on a page that came waits as long again, each time
-(``UrlJudge.settles``); a bet read back from an interrupted crawl is due at once; one made
-while its rule was still gathering evidence is due after ``GATHERING_FETCHES`` or
-``GATHERING_SECONDS`` unless the rule was learned by then. And once a budget is nearly
-spent (``closing``), every bet not settled is re-issued and no new one is made.
+waits once more, ``WAITING_FETCHES`` or ``WAITING_SECONDS`` (``once_more``,
+``UrlCore._waiting_longer``), and one whose counterpart a parameter rule skips on a page
+that came waits again, as a bet on a queued page, each time (``UrlJudge.settles``); a bet
+read back from an interrupted crawl is due at once; one made while its rule was still
+gathering evidence is due after ``GATHERING_FETCHES`` or ``GATHERING_SECONDS`` unless the
+rule was learned by then. And once a budget is nearly spent (``closing``: its reserve
+grows with the bets held), every bet not settled is re-issued and no new one is made.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class Deadlines:
     def due(self, now: Progress, *, pending: bool, gathering: bool = False) -> tuple[float, int]:
         """(seconds, pages) at which a bet parked ``now`` is due: a bet whose counterpart is
         queued waits as long again as the crawl has run (within its bounds), so that its
-        page's turn in the queue comes first, whatever the crawl's size."""
+        page's turn in the queue usually comes first, in a small crawl or a large one."""
         if gathering:
             return now.seconds + GATHERING_SECONDS, now.pages + GATHERING_FETCHES
         if pending:
@@ -75,20 +76,30 @@ class Deadlines:
         waited = min(WAITING_SECONDS_MAX, max(WAITING_SECONDS, now.seconds))
         return now.seconds + waited, now.pages + max(WAITING_FETCHES, now.pages)
 
+    def once_more(self, now: Progress) -> tuple[float, int]:
+        """(seconds, pages) at which a pending bet given longer once is due: the fixed
+        ``WAITING_*``, not the crawl's age, since the page it waits for may never be
+        requested at all (a mirror's ``?sid=`` page whose original has only the bare one)."""
+        return now.seconds + WAITING_SECONDS, now.pages + WAITING_FETCHES
+
     def closing(self, now: Progress, held: int) -> bool:
         """Whether what is left of the budget is the reserve for the ``held`` bets: time to
-        re-issue them all, and to skip nothing more."""
+        re-issue them all, and to skip nothing more. Each reserve grows with the bets held:
+        a page each, an item each, and for a time budget the time the crawl has taken per
+        page so far, each (a bet on a queued page may wait long, so many may be held)."""
         budget = self.budget
         if budget.pages:
             reserve = max(MIN_RESERVE_PAGES, math.ceil(RESERVE_SHARE * budget.pages)) + held
             if budget.pages - now.pages <= reserve:
                 return True
         if budget.items:
-            reserve = max(MIN_RESERVE_PAGES, math.ceil(RESERVE_SHARE * budget.items))
+            reserve = max(MIN_RESERVE_PAGES, math.ceil(RESERVE_SHARE * budget.items)) + held
             if budget.items - now.items <= reserve:
                 return True
         if budget.seconds:
+            per_page = now.seconds / max(1, now.pages)
             reserve_seconds = max(MIN_RESERVE_SECONDS, RESERVE_SHARE * budget.seconds)
+            reserve_seconds += held * per_page
             if budget.seconds - now.seconds <= reserve_seconds:
                 return True
         return False
