@@ -18,6 +18,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.misc import build_from_crawler
 
 from scrapy_simdedup import UrlSimHashMiddleware, hamming_distance, url_parts, url_simhash
+from scrapy_simdedup.scrapy_layer.middleware import COUNT_WORKERS_SECONDS
 from scrapy_simdedup.scrapy_layer.parking import ParkingLot
 from tests.support.components import memory_crawler
 
@@ -643,3 +644,30 @@ async def _take_over_when(redis_url: str, when: str) -> None:
         else:
             assert middleware.core.closing == when.endswith("budget_nearly_spent")
             assert engine.crawled == [] and holder == "dead"
+
+
+def test_workers_sharing_a_crawl_count_each_other(redis_url: str) -> None:
+    asyncio.run(_count_workers(redis_url))  # the heartbeat's looping call needs a loop
+
+
+async def _count_workers(redis_url: str) -> None:
+    """Each worker sends its share of the requests a parameter rule learns from, so it
+    knows how many workers share the crawl: counted at open, then at most every
+    ``COUNT_WORKERS_SECONDS`` as requests go to the downloader (a worker that started a
+    moment later is counted within a second; one that closed leaves the count)."""
+    settings: dict[str, Any] = {
+        "SIMDEDUP_STORE": "redis", "SIMDEDUP_REDIS_URL": redis_url,
+        "SIMDEDUP_REDIS_PREFIX": "workers-counted",
+    }  # fmt: skip
+    with opened_middleware(settings) as first:
+        assert first.core is not None and first.core.workers == 1
+        with opened_middleware(settings) as second:
+            assert second.core is not None and second.core.workers == 2
+            first.process_request(Request(f"{ORIGINAL}/p/1.html"))
+            assert first.core.workers == 1  # counted less than a second ago
+            first._workers_counted_at -= COUNT_WORKERS_SECONDS
+            first.process_request(Request(f"{ORIGINAL}/p/2.html"))
+            assert first.core.workers == 2
+        first._workers_counted_at -= COUNT_WORKERS_SECONDS
+        first.process_request(Request(f"{ORIGINAL}/p/3.html"))
+        assert first.core.workers == 1

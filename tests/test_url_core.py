@@ -486,6 +486,26 @@ def test_a_parameters_requests_wait_once_enough_are_on_their_way_to_learn_it(
         assert tally["simdedup/url/final"] == 6 and lot.kept == {}
 
 
+def test_each_of_a_crawls_workers_sends_its_share_of_what_a_rule_learns_from(
+    tmp_path: Path,
+) -> None:
+    """Two workers share one queue and their verdicts teach the rule on both: each sends
+    two of the three requests the rule needs (rounded up), not three, and waits on the
+    rest; once two copies came, one more each."""
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        core.workers = 2
+        _bare_pages(core, 10)
+        variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(10)]
+        waiting = [url for url in variants[:6] if _on_its_way(core, url) is not None]
+        assert waiting == variants[2:6] and tally["simdedup/url/probes"] == 2
+        for n in range(2):
+            core.fetched(variants[n], variants[n], 200)
+            core.verdict(variants[n], f"{ORIGINAL}/news/{n}")
+        assert _on_its_way(core, variants[6]) is None  # the rule needs one more copy
+        assert _on_its_way(core, variants[7]) is not None
+        assert set(lot.kept) == {*waiting, variants[7]}
+
+
 def test_a_request_on_its_way_that_comes_back_new_reissues_the_waiting_ones(
     tmp_path: Path,
 ) -> None:

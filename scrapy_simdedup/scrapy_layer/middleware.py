@@ -9,6 +9,7 @@ the verdict log.
 from __future__ import annotations
 
 import logging
+import time
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,6 +71,9 @@ SAMPLE = "simdedup_sample"
 REVISIT_OF = "simdedup_revisit_of"
 """``Request.meta`` key of a page an earlier crawl kept, requested again because this crawl
 met only its copies: the copy's URL."""
+COUNT_WORKERS_SECONDS = 1.0
+"""How often, at most, a worker on a shared store counts the crawl's workers (a scan of
+their heartbeats): each sends its share of the requests a parameter rule learns from."""
 ENTERING = 64
 """Requests let into the scheduler remembered until Scrapy's scheduler takes or drops them:
 the engine sends ``request_dropped`` right after ``request_scheduled``, so a handful suffice
@@ -131,6 +135,7 @@ class UrlSimHashMiddleware:
         self._pulse: Any = None  # the looping call: deadlines, heartbeats, dead workers
         self._idle_since: float | None = None  # when this idle began (heartbeats' clock)
         self._mourned: set[str] = set()  # dead workers whose end was logged
+        self._workers_counted_at = -COUNT_WORKERS_SECONDS
         self.failed_links: FailedLinks | None = None  # adaptive mode, skipping: failed links
 
     @classmethod
@@ -225,6 +230,7 @@ class UrlSimHashMiddleware:
                 routed=_routed, guarded=self._guarded,
             )  # fmt: skip
         left = self._guarded(core.opened) or 0
+        self._count_workers()
         if self.heartbeats is not None:  # deadlines are looked at as requests go by
             self._pulse = create_looping_call(self._beat)
             self._pulse.start(max(0.25, self.config.worker_timeout / 4), now=False)
@@ -267,6 +273,7 @@ class UrlSimHashMiddleware:
             self._stats.inc_value(keys.url_unchecked("store_unavailable"))
             return
         self._carry_out(core.tick())
+        self._count_workers()
         seen = self._seen(request, scheduling=False)
         answer = core.downloading(seen)
         if isinstance(answer, Skip):
@@ -493,6 +500,20 @@ class UrlSimHashMiddleware:
                 self._guarded(heartbeats.sweep)  # a killed worker leaves its crawl
         except Exception:
             logger.exception("simdedup: the heartbeat failed; it goes on")
+
+    def _count_workers(self) -> None:
+        """Tell the URL core how many workers share the crawl (their heartbeats), at most
+        every ``COUNT_WORKERS_SECONDS``: a worker that starts a moment after this one is
+        counted within a second, not at the next heartbeat."""
+        if self.core is None or self.heartbeats is None:
+            return
+        now = time.monotonic()
+        if now < self._workers_counted_at + COUNT_WORKERS_SECONDS:
+            return
+        self._workers_counted_at = now
+        others = self._guarded(self.heartbeats.others)
+        if others is not None:
+            self.core.workers = 1 + len(others)
 
     def _adopt(self) -> bool:
         """At idle on a shared store: re-issue what dead workers parked. True to stay open:

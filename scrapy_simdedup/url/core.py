@@ -141,6 +141,9 @@ class UrlCore(Generic[T]):
         # A crawl several workers share (Redis): bets and re-issues are recorded there, so a
         # bet settles on any worker's fetch and a re-issued URL is fetched once per crawl.
         self.crawl: CrawlRecord | None = None
+        # Its workers, this one included, as their heartbeats last said (1 on a store of
+        # its own): they share one queue, so each sends its share of a rule's probes.
+        self.workers = 1
         self.resumed = False  # a job's later run (JOBDIR), on a store of its own
         self.follows_failed = False  # failed links are followed on mirrors (adaptive, dropping)
 
@@ -556,8 +559,11 @@ class UrlCore(Generic[T]):
         return decision
 
     def _enough_on_the_way(self, rule: Rule) -> bool:
-        """Whether as many requests of ``rule`` are on their way as it needs to be learned."""
-        return self.probes.on_the_way(rule.identity) >= self.judge.learner.needs(rule)
+        """Whether as many requests of ``rule`` are on their way as it needs to be learned;
+        of a crawl's ``workers``, each sends its share (rounded up), since their verdicts
+        teach the rule on all of them (two workers sent six where three teach it)."""
+        share = -(-self.judge.learner.needs(rule) // max(1, self.workers))
+        return self.probes.on_the_way(rule.identity) >= share
 
     def _probe(self, gathering: Decision, parts: UrlParts) -> None:
         assert gathering.rule is not None
