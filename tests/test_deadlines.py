@@ -53,6 +53,10 @@ def test_a_bet_on_a_queued_page_waits_as_long_again_as_the_crawl_has_run() -> No
         (Budget(seconds=600.0), Progress(400.0, 2_000, 0), 0, False),
         # and per bet held, the time a page has taken so far (0.2 s): 500 bets, 100 s more
         (Budget(seconds=600.0), Progress(400.0, 2_000, 0), 500, True),
+        # to twice the reserve at most: a long crawl holds thousands of settled bets
+        (Budget(seconds=600.0), Progress(300.0, 1_000, 0), 10**6, False),
+        (Budget(seconds=600.0), Progress(360.0, 1_000, 0), 10**6, True),
+        (Budget(items=1_000), Progress(1.0, 500, 500), 10**6, False),
     ],
 )
 def test_a_budget_nearly_spent_is_closing(

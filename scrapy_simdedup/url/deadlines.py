@@ -85,21 +85,24 @@ class Deadlines:
     def closing(self, now: Progress, held: int) -> bool:
         """Whether what is left of the budget is the reserve for the ``held`` bets: time to
         re-issue them all, and to skip nothing more. Each reserve grows with the bets held:
-        a page each, an item each, and for a time budget the time the crawl has taken per
-        page so far, each (a bet on a queued page may wait long, so many may be held)."""
+        a page each; an item each, and for a time budget the time the crawl has taken per
+        page so far, each, to twice the reserve at most (a bet on a queued page may wait
+        long, so many may be held; but ``held`` counts settled bets too, and a long crawl
+        holds thousands)."""
         budget = self.budget
         if budget.pages:
             reserve = max(MIN_RESERVE_PAGES, math.ceil(RESERVE_SHARE * budget.pages)) + held
             if budget.pages - now.pages <= reserve:
                 return True
         if budget.items:
-            reserve = max(MIN_RESERVE_PAGES, math.ceil(RESERVE_SHARE * budget.items)) + held
+            reserve = max(MIN_RESERVE_PAGES, math.ceil(RESERVE_SHARE * budget.items))
+            reserve += min(held, reserve)
             if budget.items - now.items <= reserve:
                 return True
         if budget.seconds:
             per_page = now.seconds / max(1, now.pages)
             reserve_seconds = max(MIN_RESERVE_SECONDS, RESERVE_SHARE * budget.seconds)
-            reserve_seconds += held * per_page
+            reserve_seconds += min(held * per_page, reserve_seconds)
             if budget.seconds - now.seconds <= reserve_seconds:
                 return True
         return False
