@@ -90,6 +90,7 @@ def test_every_worker_knows_which_page_another_found_a_copy_of(store: RedisStore
     in_crawl(Verdict(B, original=A), crawl)  # A stored, not yet recorded kept: barren
     assert other.judged_copy_of(B) == A and not other.brought(B)
     in_crawl(Verdict(A), crawl)
+    assert other.brought(B)  # barren no more: the page it copies is in the feed now
     in_crawl(Verdict(C, original=A), crawl)
     assert other.judged_copy_of(C) == A and other.brought(C)
     assert other.judged_copy_of(A) is None and other.was_judged(A)
@@ -215,6 +216,51 @@ def test_a_copy_another_worker_judged_first_weakens_no_rule_here(redis_url: str)
                 assert weakened == [] and first.stands(rule)
             else:
                 assert [r.identity for r in weakened] == [rule.identity]
+
+
+def test_a_bet_settles_on_a_copy_of_a_page_another_worker_records_kept_later(
+    redis_url: str,
+) -> None:
+    """The first worker finds the original's page a reprint of a source page the second
+    worker stored but had not yet recorded kept (barren then), and skips the mirror's page
+    on it. Once the second worker records the source kept, the bet stands at idle; it was
+    re-issued as unsettled, a fetch two workers made and one did not (issue 35: a docs
+    page sorted two ways skipped on the page sorted one way, a copy of the bare page the
+    other worker recorded kept a moment later)."""
+    original, mirror, source = "http://a.test", "http://m.test", "http://c.test"
+    with (
+        open_index(redis_url, prefix="late", expected_size=1_000) as first_index,
+        open_index(redis_url, prefix="late", expected_size=1_000) as second_index,
+    ):
+        cores: list[UrlCore[str]] = []
+        for index, name in ((first_index, "w1"), (second_index, "w2")):
+            judge = UrlJudge.for_crawl(
+                index, mode="adaptive", max_distance=3, expected_size=1_000,
+                min_evidence=3, sample_every=1000,
+            )  # fmt: skip
+            core = UrlCore(judge, Lot(), Tally(), drop=True)
+            core.crawl = judge.crawl = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
+            core.opened()
+            cores.append(core)
+        first, second = cores
+        for n in range(3):  # the first worker learns the mirror
+            for url, copied in ((f"{original}/p/{n}", None), (f"{mirror}/p/{n}", n)):
+                assert not isinstance(first.scheduled(Seen(url, url)), Skip)
+                first.fetched(url, url, 200)
+                first.verdict(url, None if copied is None else f"{original}/p/{n}")
+        counterpart, copy, reprinted = f"{original}/p/8", f"{mirror}/p/8", f"{source}/8"
+        assert not isinstance(first.scheduled(Seen(counterpart, "counterpart")), Skip)
+        first.fetched(counterpart, "counterpart", 200)
+        assert first.crawl is not None and second.crawl is not None
+        second.crawl.fetched(reprinted)  # stored on the second worker, not yet kept
+        in_crawl(Verdict(counterpart, original=reprinted), first.crawl)
+        assert first.verdict(counterpart, reprinted) == []
+        skip = first.scheduled(Seen(copy, "copy"))
+        assert isinstance(skip, Skip) and skip.counterpart == counterpart, skip
+        in_crawl(Verdict(reprinted), second.crawl)
+        second.verdict(reprinted, None)
+        assert first.judge.brought(counterpart) and first.crawl.brought(counterpart)
+        assert first.idle() == [], "the bet on a copy of a page kept later was re-issued"
 
 
 class SharedLot(Lot):

@@ -152,9 +152,15 @@ class CrawlRecord:
         counterpart did: what settles a bet on it."""
         for _ in range(MAX_CHAIN):
             keys = [self._key(FETCHED, url), self._key(JUDGED, url), self._key(BET, url)]
-            fetched, judged, bet = self.store.get_many(keys)
+            keys.append(self._key(COPY_OF, url))
+            fetched, judged, bet, copy_of = self.store.get_many(keys)
             if fetched is not None:
-                return judged != BARREN
+                if judged != BARREN:
+                    return True
+                # Judged a copy before its original's worker recorded that page kept (it
+                # stores the page first): barren only until it does.
+                original = None if copy_of is None else copy_of.decode("utf-8", "surrogatepass")
+                return original is not None and self.was_kept(original)
             if bet is None:
                 return False
             url = bet.decode("utf-8", "surrogatepass")

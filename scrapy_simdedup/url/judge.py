@@ -210,7 +210,7 @@ class UrlJudge:
         return (
             counterpart not in self.lost_now
             and counterpart not in self.unpredicted_now
-            and counterpart not in self.barren
+            and not self._barren(counterpart)
         )
 
     def enqueue(self, url: str) -> None:
@@ -313,8 +313,20 @@ class UrlJudge:
         """Whether ``url`` was fetched in this crawl and its page (or the page it copies)
         is in this crawl's feed, as far as is known."""
         if url in self.fetched_now:
-            return url not in self.barren
+            return not self._barren(url)
         return self.crawl is not None and self.crawl.brought(url)
+
+    def _barren(self, url: str) -> bool:
+        """Whether ``url`` brought a copy of a page this crawl has not kept, as far as is
+        known now: a page another worker (or this one's content judge, a moment later)
+        records kept after its copy here was judged makes the copy barren no more."""
+        if url not in self.barren:
+            return False
+        original = self.copies_now.get(url)
+        if original is None or not self.kept(original):
+            return True
+        self.barren.discard(url)
+        return False
 
     def settles(self, url: str) -> bool:
         """Whether a bet relying on ``url`` may stand: ``url`` brought its page, or a
