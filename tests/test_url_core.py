@@ -14,7 +14,7 @@ from pathlib import Path
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.url.actions import FollowFailed, FollowUnpredicted, Reissue, Seen, Skip
 from scrapy_simdedup.url.bets import Bet
-from scrapy_simdedup.url.core import UrlCore
+from scrapy_simdedup.url.core import SAMPLE_WAIT_SECONDS, UrlCore
 from scrapy_simdedup.url.deadlines import (
     GATHERING_SECONDS,
     PENDING_SECONDS,
@@ -466,7 +466,8 @@ def test_a_parameters_requests_wait_once_enough_are_on_their_way_to_learn_it(
     """Ten ``?sid=`` pages whose bare pages came: the first three go to the downloader
     (as many as the rule needs), the rest wait on a bet. The three come back copies, the
     rule is learned, and the bets stand (final when the crawl ends), but for the one that
-    falls to be the rule's sample (one in twice its copies), fetched."""
+    falls to be the rule's sample (one in twice its copies), fetched; the bet after it
+    waits for the sample's verdict, and stands once the sample came back a copy."""
     with crawl(tmp_path / "db") as (core, lot, tally, _):
         _bare_pages(core, 10)
         variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(10)]
@@ -479,11 +480,57 @@ def test_a_parameters_requests_wait_once_enough_are_on_their_way_to_learn_it(
             core.verdict(variants[n], f"{ORIGINAL}/news/{n}")
         reissued = _reissued(core.tick(force=True))  # the sixth the learned rule met
         assert list(reissued.values()) == ["unconfirmed"] and set(reissued) < set(waiting)
+        (sample,) = reissued
         standing = [url for url in waiting if url not in reissued]
+        gathering = [url for url in standing if core.bets.get(url).gathering]  # type: ignore[union-attr]
+        assert len(gathering) == 1 and len(standing) == 6, gathering
+        assert _reissued(core.tick(force=True)) == {}  # its sample's verdict not in yet
+        assert core.bets.get(gathering[0]).gathering  # type: ignore[union-attr]
+        core.fetched(sample, sample, 200)
+        core.verdict(sample, sample.split("?")[0])
+        assert _reissued(core.tick(force=True)) == {}  # four copies: one in eight
         assert all(core.bets.get(url).gathering is False for url in standing)  # type: ignore[union-attr]
         assert _reissued(core.idle()) == {}
         core.closed("finished")
         assert tally["simdedup/url/final"] == 6 and lot.kept == {}
+
+
+def test_a_parameters_bets_after_its_sample_wait_for_its_verdict_and_no_longer(
+    tmp_path: Path,
+) -> None:
+    """Fifteen ``?sid=`` pages wait while the rule is learned from three copies. Its
+    first sample comes back new: the bets after it are re-issued, none stood on the
+    sample's stage alone. Another crawl: the sample never comes back, and the next stage
+    is confirmed after ``SAMPLE_WAIT_SECONDS``; at idle, every stage at once (none is
+    left gathering when the crawl ends)."""
+    for outcome in ("new", "never", "idle"):
+        with crawl(tmp_path / outcome) as (core, lot, _, clock):
+            _bare_pages(core, 20)
+            variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(18)]
+            waiting = [url for url in variants if _on_its_way(core, url) is not None]
+            assert waiting == variants[3:]
+            for n in range(3):
+                core.fetched(variants[n], variants[n], 200)
+                core.verdict(variants[n], f"{ORIGINAL}/news/{n}")
+            if outcome == "idle":
+                reissued = _reissued(core.idle())  # one in six, all at once: two samples
+                assert list(reissued.values()) == ["unconfirmed"] * 2
+                standing = [core.bets.get(u) for u in waiting if u not in reissued]
+                assert all(bet is not None and not bet.gathering for bet in standing)
+                continue
+            (sample,) = _reissued(core.tick(force=True))
+            after = [u for u in waiting if u != sample and core.bets.get(u).gathering]  # type: ignore[union-attr]
+            assert len(after) == 9, after  # fifteen: five stood, the sixth is the sample
+            if outcome == "new":
+                core.fetched(sample, sample, 200)
+                weakened = _reissued(core.verdict(sample, None))  # a page of its own
+                weakened |= _reissued(core.tick(force=True))
+                assert set(weakened) == set(waiting) - {sample} and lot.kept == {}
+            else:
+                clock.now = SAMPLE_WAIT_SECONDS - 1
+                assert _reissued(core.tick(force=True)) == {}
+                clock.now = SAMPLE_WAIT_SECONDS + 1
+                assert len(_reissued(core.tick(force=True))) == 1  # the next stage's sample
 
 
 def test_each_of_a_crawls_workers_sends_its_share_of_what_a_rule_learns_from(
@@ -504,6 +551,38 @@ def test_each_of_a_crawls_workers_sends_its_share_of_what_a_rule_learns_from(
         assert _on_its_way(core, variants[6]) is None  # the rule needs one more copy
         assert _on_its_way(core, variants[7]) is not None
         assert set(lot.kept) == {*waiting, variants[7]}
+
+
+def test_a_worker_whose_share_came_back_sends_a_waiting_request_to_finish_the_rule(
+    tmp_path: Path,
+) -> None:
+    """Two workers: this one sent its two of the three copies the rule needs, and the
+    other worker met no request of the kind. Both came back copies and no request of the
+    kind is left to come: one of the waiting requests is re-issued to teach the rule
+    (``probe``), once; its copy makes the rule, and the rest stand. Without it, the rule
+    stood at two copies and every waiting request was fetched at idle (issue 35)."""
+    with crawl(tmp_path / "db") as (core, lot, tally, _):
+        core.workers = 2
+        _bare_pages(core, 10)
+        variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(6)]
+        waiting = [url for url in variants if _on_its_way(core, url) is not None]
+        assert waiting == variants[2:] and tally["simdedup/url/probes"] == 2
+        assert _reissued(core.tick(force=True)) == {}  # its two are on their way
+        for n in range(2):
+            core.fetched(variants[n], variants[n], 200)
+            core.verdict(variants[n], f"{ORIGINAL}/news/{n}")
+        probe = _reissued(core.tick(force=True))
+        assert list(probe.values()) == ["probe"] and set(probe) < set(waiting), probe
+        assert tally["simdedup/url/probes"] == 3
+        assert _reissued(core.tick(force=True)) == {}  # on its way: no other one
+        (url,) = probe
+        core.fetched(url, url, 200)
+        core.verdict(url, url.split("?")[0])
+        assert _reissued(core.tick(force=True)) == {}  # learned: one in six is a sample
+        assert all(not core.bets.get(u).gathering for u in waiting if u != url)  # type: ignore[union-attr]
+        assert _reissued(core.idle()) == {}
+        core.closed("finished")
+        assert tally["simdedup/url/final"] == 3 and lot.kept == {}
 
 
 def test_a_request_on_its_way_that_comes_back_new_reissues_the_waiting_ones(

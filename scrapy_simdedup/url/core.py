@@ -61,6 +61,10 @@ COUNT_RULES_EVERY = 1.0
 TICK_SECONDS = 0.25
 """How often, at most, deadlines are looked at on the way to the downloader (each fetched
 page looks: a budget in pages is spent that fast)."""
+SAMPLE_WAIT_SECONDS = 10.0
+"""A rule's bets made while it gathered evidence are confirmed a stage at a time, each
+stage ending at the rule's sample; the next stage waits this long at most for the sample's
+verdict (fetched on another worker, it may never reach this one)."""
 
 
 class Tally(Protocol):
@@ -123,6 +127,7 @@ class UrlCore(Generic[T]):
         # with bets made meanwhile (``_gathered``, ``_confirm_gathered``).
         self.probes = Probes(clock)
         self._gathering: set[str] = set()
+        self._samples: dict[str, tuple[str, float]] = {}  # rule -> its sample, sent when
         self.closing = False  # the budget is nearly spent: nothing more is skipped
         self._route = route
         self._store_failed = store_failed
@@ -403,7 +408,8 @@ class UrlCore(Generic[T]):
         self._guarded(self.judge.save_rules)  # nothing comes to write them meanwhile
         for trap in self.judge.learner.stop_finite_traps():  # their bets are unsettled now
             logger.debug("simdedup: %s stopped: too few pages to be endless", trap.describe())
-        actions += self._guarded(self._confirm_gathered, self._progress()) or []
+        progress = self._progress()
+        actions += self._guarded(lambda: self._confirm_gathered(progress, staged=False)) or []
         unsettled = self.bets.unsettled(self.judge.learner.stands, self.judge.settles)
         actions += self._reissue([bet for bet in unsettled if not bet.rule], "interrupted")
         actions += self._reissue([bet for bet in unsettled if bet.rule], "unsettled")
@@ -570,60 +576,120 @@ class UrlCore(Generic[T]):
         self.probes.sent(gathering.rule.identity, parts.url)
         self.tally.inc_value(keys.URL_PROBES)
 
-    def _confirm_gathered(self, progress: Progress) -> list[Action[T]]:
+    def _confirm_gathered(self, progress: Progress, *, staged: bool = True) -> list[Action[T]]:
         """The bets made while their rule gathered evidence, once it was learned or met a
         new page: each stands if the rule, learned, skips its URL now (it then waits as
         any bet does); otherwise it is re-issued (``unconfirmed``): the rule's sample, a
         value the learned rule does not cover (``?ref=home`` copied three times says
-        nothing of ``?ref=footer``), or a rule that met a new page."""
+        nothing of ``?ref=footer``), or a rule that met a new page.
+
+        ``staged``: the bets of a learned rule are confirmed up to its next sample, and
+        the rest wait for that sample's verdict (``SAMPLE_WAIT_SECONDS`` at most), as
+        requests that come after a rule was learned meet its samples' verdicts between
+        them. All at once, a hundred bets rested on three copies and one in six was
+        fetched as a sample: two scrapy-redis workers gather twice as many requests while a
+        rule is learned, and fetched twice as many samples (issue 35). At idle, all at
+        once: none may be left gathering when the crawl ends."""
         if not self._gathering:
             return []
         learner = self.judge.learner
         resolved: dict[str, bool] = {}  # rule -> learned (its bets may stand) or not
+        short: list[Rule] = []  # still learning, with too few requests on their way
         for identity in list(self._gathering):  # asked first: a store error takes out nothing
             rule = learner.rule(identity)
             if not self.bets.holds_under(identity):  # its bets were re-issued otherwise
                 self._gathering.discard(identity)
+                self._samples.pop(identity, None)
             elif learner.refuted(identity) or (rule is not None and rule.uniques):
                 resolved[identity] = False  # a request of its kind came back new
             elif rule is not None and learner.stands(identity):
-                resolved[identity] = True
+                if not (staged and self._sample_awaited(identity, progress)):
+                    resolved[identity] = True
             elif rule is not None and rule.specific:
                 resolved[identity] = False
+            elif rule is not None and not self._enough_on_the_way(rule):
+                short.append(rule)
         actions: list[Action[T]] = []
+        for rule in short:
+            actions += self._probe_gathered(rule)
         for identity, learned in resolved.items():
             self._gathering.discard(identity)
+            self._samples.pop(identity, None)
             unconfirmed = []
-            for bet in self.bets.gathered_under(identity):
-                if learned and self._skipped_now(bet):
+            gathered = self.bets.gathered_under(identity)
+            for n, bet in enumerate(gathered):
+                confirmed = self._skipped_now(bet) if learned else None
+                if confirmed:
                     bet.gathering = False
                     bet.due_seconds, bet.due_pages = self.deadlines.due(progress, pending=False)
                     if self.bets.park(bet):
                         continue
                 unconfirmed.append(bet)
+                if confirmed is False and staged and n + 1 < len(gathered):
+                    # The rule's sample: the rest wait for its verdict, still gathering.
+                    self._samples[identity] = (bet.url, progress.seconds)
+                    self._gathering.add(identity)
+                    due = self.deadlines.due(progress, pending=False, gathering=True)
+                    for waits in gathered[n + 1 :]:
+                        waits.due_seconds, waits.due_pages = due
+                        if not self.bets.park(waits):
+                            unconfirmed.append(waits)
+                    break
             # Ahead: most were taken off the queue on their way to the downloader.
             actions += self._reissue(unconfirmed, "unconfirmed", ahead=True)
         return actions
 
-    def _skipped_now(self, bet: Bet[T]) -> bool:
+    def _probe_gathered(self, rule: Rule) -> list[Action[T]]:
+        """Re-issue, as requests that teach ``rule``, as many of its waiting bets as its
+        share of probes lacks (``probe``): those on their way came back and the rule still
+        needs copies, or failed. A worker sends its share, counting on the others' (two
+        workers, three copies needed: two each), and a worker with no request of that kind
+        sends none: the rule stood at two copies and every request waiting on it was
+        fetched at idle (issue 35)."""
+        share = -(-self.judge.learner.needs(rule) // max(1, self.workers))
+        lacking = share - self.probes.on_the_way(rule.identity)
+        gathered = self.bets.gathered_under(rule.identity)
+        sent = gathered[: max(0, lacking)]
+        for bet in sent:
+            self.probes.sent(rule.identity, bet.url)
+            self.tally.inc_value(keys.URL_PROBES)
+        sent += [bet for bet in gathered[len(sent) :] if not self.bets.park(bet)]
+        return self._reissue(sent, "probe", ahead=True)
+
+    def _sample_awaited(self, identity: str, progress: Progress) -> bool:
+        """Whether the rule ``identity``'s sample from its gathered bets is still on its
+        way: no verdict on it, here or on another worker, and sent less than
+        ``SAMPLE_WAIT_SECONDS`` ago."""
+        sample = self._samples.get(identity)
+        if sample is None:
+            return False
+        url, sent = sample
+        if progress.seconds - sent < SAMPLE_WAIT_SECONDS and not self.judge.judged(url):
+            return True
+        del self._samples[identity]
+        return False
+
+    def _skipped_now(self, bet: Bet[T]) -> bool | None:
         """Whether the rules in force skip ``bet``'s URL now, on its rule and counterpart,
         counted as any request the rule meets: one that falls to be the rule's sample is
-        fetched (as it would have been had it come after the rule was learned)."""
+        fetched (as it would have been had it come after the rule was learned): False for
+        the sample, None when the rules do not skip it so."""
         try:
             decision = self.judge.decide(bet.url, tally=False)
         except UrlNotCheckedError:
-            return False
+            return None
         except StoreError as exc:  # re-issued: the bets taken out must not be lost
             self._store_failed(exc)
-            return False
+            return None
         rule = decision.rule
-        return (
+        if not (
             decision.skip
             and rule is not None
             and rule.identity == bet.rule
             and decision.counterpart == bet.counterpart
-            and not self.judge.learner.takes_sample(rule)
-        )
+        ):
+            return None
+        return not self.judge.learner.takes_sample(rule)
 
     def _may_skip(self, seen: Seen[T], decision: Decision) -> bool:
         """Whether a rule's skip may be made into a bet here: skipping at all (not

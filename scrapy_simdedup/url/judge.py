@@ -356,6 +356,13 @@ class UrlJudge:
             and self.brought(counterpart)
         )
 
+    def judged(self, url: str) -> bool:
+        """Whether ``url`` (canonical) was fetched and its content verdict is known, here
+        or on another worker of the crawl, or it will bring none (it failed)."""
+        if url in self.judged_now or url in self.lost_now:
+            return True
+        return self.crawl is not None and self.crawl.was_judged(url)
+
     def kept(self, url: str) -> bool:
         """Whether ``url``'s page is in this crawl's feed (judged new, or a re-visit)."""
         try:
