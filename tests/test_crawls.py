@@ -22,7 +22,7 @@ from scrapy_simdedup.url.actions import Reissue, Seen, Skip
 from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.core import UrlCore
 from scrapy_simdedup.url.judge import UrlJudge
-from tests.test_url_core import Lot, Tally
+from tests.test_url_core import Lot, Tally, _reissued
 
 A, B, C = "http://a.test/1", "http://a.test/2", "http://b.test/1"
 
@@ -90,9 +90,18 @@ def test_every_worker_knows_which_page_another_found_a_copy_of(store: RedisStore
     in_crawl(Verdict(B, original=A), crawl)  # A stored, not yet recorded kept: barren
     assert other.judged_copy_of(B) == A and not other.brought(B)
     in_crawl(Verdict(A), crawl)
-    assert other.brought(B)  # barren no more: the page it copies is in the feed now
+    assert not other.brought(B)  # still: it may have matched an earlier crawl's text of A
     in_crawl(Verdict(C, original=A), crawl)
     assert other.judged_copy_of(C) == A and other.brought(C)
+    earlier, copy = "http://a.test/earlier", "http://b.test/copy"
+    crawl.fetched(copy)
+    in_crawl(Verdict(copy, original=earlier), crawl)  # an earlier crawl's page
+    crawl.fetched(earlier)
+    in_crawl(Verdict(earlier, revisit=True), crawl)  # fetched again: its text may differ
+    assert other.was_kept(earlier) and not other.brought(copy)
+    assert other.brought(A)
+    crawl.released(A)  # a later pipeline dropped A's item: nothing of it is in the feed
+    assert not other.brought(A) and not other.brought(C)
     assert other.judged_copy_of(A) is None and other.was_judged(A)
     assert other.judged_copy_of("http://never.test/") is None
 
@@ -218,16 +227,13 @@ def test_a_copy_another_worker_judged_first_weakens_no_rule_here(redis_url: str)
                 assert [r.identity for r in weakened] == [rule.identity]
 
 
-def test_a_bet_settles_on_a_copy_of_a_page_another_worker_records_kept_later(
-    redis_url: str,
-) -> None:
-    """The first worker finds the original's page a reprint of a source page the second
-    worker stored but had not yet recorded kept (barren then), and skips the mirror's page
-    on it. Once the second worker records the source kept, the bet stands at idle; it was
-    re-issued as unsettled, a fetch two workers made and one did not (issue 35: a docs
-    page sorted two ways skipped on the page sorted one way, a copy of the bare page the
-    other worker recorded kept a moment later)."""
-    original, mirror, source = "http://a.test", "http://m.test", "http://c.test"
+def test_a_bet_on_a_page_another_worker_releases_is_reissued_at_idle(redis_url: str) -> None:
+    """The first worker skips the mirror's page on the original's, which the second
+    worker fetched and kept; then a later pipeline on the second worker drops that item
+    (released). The first worker's bet must not stand on a page the feed lacks: the
+    crawl's record forgets the page kept, and idle re-issues the bet (it stood, and the
+    page was in no feed)."""
+    original, mirror = "http://a.test", "http://m.test"
     with (
         open_index(redis_url, prefix="late", expected_size=1_000) as first_index,
         open_index(redis_url, prefix="late", expected_size=1_000) as second_index,
@@ -248,19 +254,18 @@ def test_a_bet_settles_on_a_copy_of_a_page_another_worker_records_kept_later(
                 assert not isinstance(first.scheduled(Seen(url, url)), Skip)
                 first.fetched(url, url, 200)
                 first.verdict(url, None if copied is None else f"{original}/p/{n}")
-        counterpart, copy, reprinted = f"{original}/p/8", f"{mirror}/p/8", f"{source}/8"
-        assert not isinstance(first.scheduled(Seen(counterpart, "counterpart")), Skip)
-        first.fetched(counterpart, "counterpart", 200)
-        assert first.crawl is not None and second.crawl is not None
-        second.crawl.fetched(reprinted)  # stored on the second worker, not yet kept
-        in_crawl(Verdict(counterpart, original=reprinted), first.crawl)
-        assert first.verdict(counterpart, reprinted) == []
+        counterpart, copy = f"{original}/p/8", f"{mirror}/p/8"
+        assert not isinstance(second.scheduled(Seen(counterpart, "counterpart")), Skip)
+        second.fetched(counterpart, "counterpart", 200)
+        assert second.crawl is not None and first.crawl is not None
+        in_crawl(Verdict(counterpart), second.crawl)
+        second.verdict(counterpart, None)
         skip = first.scheduled(Seen(copy, "copy"))
         assert isinstance(skip, Skip) and skip.counterpart == counterpart, skip
-        in_crawl(Verdict(reprinted), second.crawl)
-        second.verdict(reprinted, None)
-        assert first.judge.brought(counterpart) and first.crawl.brought(counterpart)
-        assert first.idle() == [], "the bet on a copy of a page kept later was re-issued"
+        assert first.judge.brought(counterpart)
+        second.released(counterpart)
+        assert not first.judge.brought(counterpart)
+        assert _reissued(first.idle()) == {copy: "unsettled"}
 
 
 class SharedLot(Lot):

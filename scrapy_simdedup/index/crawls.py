@@ -113,11 +113,19 @@ class CrawlRecord:
     def was_kept(self, url: str) -> bool:
         return self.store.get(self._key(KEPT, url)) is not None
 
+    def released(self, url: str) -> None:
+        """A later pipeline dropped ``url``'s item: its page is not in the feed after all,
+        and settles no bet on its copies."""
+        self.store.write({}, deletes=[self._key(KEPT, url)])
+
     def judged(self, url: str, *, barren: bool, original: str | None = None) -> None:
         """A worker has the content verdict on ``url``'s page: new (``original`` None) or
         a copy of ``original``; ``barren``: of a page this crawl did not keep (or not yet:
-        its worker stores the page before it records it kept)."""
-        marks = {self._key(JUDGED, url): BARREN if barren else b""}
+        its worker stores the page before it records it kept; a copy judged in between
+        stays barren, since the page it matched may be an earlier crawl's text of a page
+        fetched again, changed)."""
+        mark = BARREN if barren else b""
+        marks = {self._key(JUDGED, url): mark}
         if original is not None:
             marks[self._key(COPY_OF, url)] = original.encode("utf-8", "surrogatepass")
         self.store.write(marks)
@@ -152,15 +160,15 @@ class CrawlRecord:
         counterpart did: what settles a bet on it."""
         for _ in range(MAX_CHAIN):
             keys = [self._key(FETCHED, url), self._key(JUDGED, url), self._key(BET, url)]
-            keys.append(self._key(COPY_OF, url))
-            fetched, judged, bet, copy_of = self.store.get_many(keys)
+            keys += [self._key(COPY_OF, url), self._key(KEPT, url)]
+            fetched, judged, bet, copy_of, kept = self.store.get_many(keys)
             if fetched is not None:
-                if judged != BARREN:
-                    return True
-                # Judged a copy before its original's worker recorded that page kept (it
-                # stores the page first): barren only until it does.
-                original = None if copy_of is None else copy_of.decode("utf-8", "surrogatepass")
-                return original is not None and self.was_kept(original)
+                if judged is None or judged == BARREN:  # not judged yet: as on one worker
+                    return judged is None
+                if copy_of is None:  # new: kept, unless a later pipeline released it
+                    return kept is not None
+                # A copy: of a page in the feed, as long as it is (released, it is not).
+                return self.was_kept(copy_of.decode("utf-8", "surrogatepass"))
             if bet is None:
                 return False
             url = bet.decode("utf-8", "surrogatepass")

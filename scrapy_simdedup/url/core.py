@@ -629,7 +629,7 @@ class UrlCore(Generic[T]):
                     # The rule's sample: the rest wait for its verdict, still gathering.
                     self._samples[identity] = (bet.url, progress.seconds)
                     self._gathering.add(identity)
-                    due = self.deadlines.due(progress, pending=False, gathering=True)
+                    due = self.deadlines.due(progress, pending=False)  # as they would now
                     for waits in gathered[n + 1 :]:
                         waits.due_seconds, waits.due_pages = due
                         if not self.bets.park(waits):
@@ -649,12 +649,15 @@ class UrlCore(Generic[T]):
         share = -(-self.judge.learner.needs(rule) // max(1, self.workers))
         lacking = share - self.probes.on_the_way(rule.identity)
         gathered = self.bets.gathered_under(rule.identity)
-        sent = gathered[: max(0, lacking)]
-        for bet in sent:
-            self.probes.sent(rule.identity, bet.url)
-            self.tally.inc_value(keys.URL_PROBES)
-        sent += [bet for bet in gathered[len(sent) :] if not self.bets.park(bet)]
-        return self._reissue(sent, "probe", ahead=True)
+        probes = gathered[: max(0, lacking)]
+        unparked = [bet for bet in gathered[len(probes) :] if not self.bets.park(bet)]
+        actions = self._reissue(probes + unparked, "probe", ahead=True)
+        urls = {bet.url for bet in probes}
+        for action in actions:  # sent: not one another worker fetched or re-issued
+            if isinstance(action, Reissue) and action.bet.url in urls:
+                self.probes.sent(rule.identity, action.bet.url)
+                self.tally.inc_value(keys.URL_PROBES)
+        return actions
 
     def _sample_awaited(self, identity: str, progress: Progress) -> bool:
         """Whether the rule ``identity``'s sample from its gathered bets is still on its

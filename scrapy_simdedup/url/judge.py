@@ -210,7 +210,7 @@ class UrlJudge:
         return (
             counterpart not in self.lost_now
             and counterpart not in self.unpredicted_now
-            and not self._barren(counterpart)
+            and counterpart not in self.barren
         )
 
     def enqueue(self, url: str) -> None:
@@ -273,13 +273,16 @@ class UrlJudge:
             self.marks.discard(parts.url)  # an adaptive crawl's mark: now a document
 
     def released(self, url: str) -> None:
-        """``url``'s item was dropped later: its page no longer covers its copies."""
+        """``url``'s item was dropped later: its page no longer covers its copies (on any
+        worker of the crawl). Raises ``StoreError``."""
         self.fetched_now.discard(url)
         self.kept_now.discard(url)
         self.copies_now.pop(url, None)
         self.urls.discard(url)
         self.marks.discard(url)
         self.lost(url)
+        if self.crawl is not None:
+            self.crawl.released(url)
 
     def observe(self, key: str, original: str | None) -> list[Rule]:
         """A content verdict; returns the rules it weakened. Raises ``UrlNotCheckedError``."""
@@ -313,20 +316,8 @@ class UrlJudge:
         """Whether ``url`` was fetched in this crawl and its page (or the page it copies)
         is in this crawl's feed, as far as is known."""
         if url in self.fetched_now:
-            return not self._barren(url)
+            return url not in self.barren
         return self.crawl is not None and self.crawl.brought(url)
-
-    def _barren(self, url: str) -> bool:
-        """Whether ``url`` brought a copy of a page this crawl has not kept, as far as is
-        known now: a page another worker (or this one's content judge, a moment later)
-        records kept after its copy here was judged makes the copy barren no more."""
-        if url not in self.barren:
-            return False
-        original = self.copies_now.get(url)
-        if original is None or not self.kept(original):
-            return True
-        self.barren.discard(url)
-        return False
 
     def settles(self, url: str) -> bool:
         """Whether a bet relying on ``url`` may stand: ``url`` brought its page, or a
