@@ -4,7 +4,8 @@ crawl, what settles a bet across workers, and one fetch per re-issued URL."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -234,26 +235,8 @@ def test_a_bet_on_a_page_another_worker_releases_is_reissued_at_idle(redis_url: 
     crawl's record forgets the page kept, and idle re-issues the bet (it stood, and the
     page was in no feed)."""
     original, mirror = "http://a.test", "http://m.test"
-    with (
-        open_index(redis_url, prefix="late", expected_size=1_000) as first_index,
-        open_index(redis_url, prefix="late", expected_size=1_000) as second_index,
-    ):
-        cores: list[UrlCore[str]] = []
-        for index, name in ((first_index, "w1"), (second_index, "w2")):
-            judge = UrlJudge.for_crawl(
-                index, mode="adaptive", max_distance=3, expected_size=1_000,
-                min_evidence=3, sample_every=1000,
-            )  # fmt: skip
-            core = UrlCore(judge, Lot(), Tally(), drop=True)
-            core.crawl = judge.crawl = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
-            core.opened()
-            cores.append(core)
-        first, second = cores
-        for n in range(3):  # the first worker learns the mirror
-            for url, copied in ((f"{original}/p/{n}", None), (f"{mirror}/p/{n}", n)):
-                assert not isinstance(first.scheduled(Seen(url, url)), Skip)
-                first.fetched(url, url, 200)
-                first.verdict(url, None if copied is None else f"{original}/p/{n}")
+    with _two_workers(redis_url, "late", lambda name: Lot()) as (first, second):
+        _learn_mirror(first, original, mirror)
         counterpart, copy = f"{original}/p/8", f"{mirror}/p/8"
         assert not isinstance(second.scheduled(Seen(counterpart, "counterpart")), Skip)
         second.fetched(counterpart, "counterpart", 200)
@@ -301,27 +284,11 @@ def test_a_link_to_a_page_another_worker_holds_on_a_bet_is_that_bets(redis_url: 
     with no rule of its own yet: fetched)."""
     original, mirror = "http://a.test", "http://m.test"
     owners: dict[str, str] = {}
-    with (
-        open_index(redis_url, prefix="parked", expected_size=1_000) as first_index,
-        open_index(redis_url, prefix="parked", expected_size=1_000) as second_index,
+    with _two_workers(redis_url, "parked", lambda name: SharedLot(owners, name)) as (
+        first,
+        second,
     ):
-        cores: list[UrlCore[str]] = []
-        for index, name in ((first_index, "w1"), (second_index, "w2")):
-            judge = UrlJudge.for_crawl(
-                index, mode="adaptive", max_distance=3, expected_size=1_000,
-                min_evidence=3, sample_every=1000,
-            )  # fmt: skip
-            core = UrlCore(judge, SharedLot(owners, name), Tally(), drop=True)
-            record = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
-            core.crawl = judge.crawl = record  # as the middleware wires them
-            core.opened()
-            cores.append(core)
-        first, second = cores
-        for n in range(3):  # the first worker learns the mirror
-            for url, copied in ((f"{original}/p/{n}", None), (f"{mirror}/p/{n}", n)):
-                assert not isinstance(first.scheduled(Seen(url, url)), Skip)
-                first.fetched(url, url, 200)
-                first.verdict(url, None if copied is None else f"{original}/p/{n}")
+        _learn_mirror(first, original, mirror)
         for n in (8, 9):
             assert not isinstance(first.scheduled(Seen(f"{original}/p/{n}", "queued")), Skip)
             skip = first.scheduled(Seen(f"{mirror}/p/{n}", "copy"))
@@ -362,3 +329,36 @@ def test_a_reissue_the_closing_engine_cannot_take_is_kept_only_on_a_crawl_of_its
         shared = UrlCore(judge, Lot(), Tally(), drop=True)
         shared.crawl = join_crawl(index.store, worker(index.store, "w1")).record  # type: ignore[arg-type]
         assert not shared.unsent(reissue)  # sent: the crawl's queue keeps it
+
+
+@contextmanager
+def _two_workers(
+    redis_url: str, prefix: str, lot: Callable[[str], Lot]
+) -> Iterator[tuple[UrlCore[str], UrlCore[str]]]:
+    """Two workers' URL cores on one Redis index, each wired to the crawl's record as the
+    middleware wires them."""
+    with (
+        open_index(redis_url, prefix=prefix, expected_size=1_000) as first_index,
+        open_index(redis_url, prefix=prefix, expected_size=1_000) as second_index,
+    ):
+        cores: list[UrlCore[str]] = []
+        for index, name in ((first_index, "w1"), (second_index, "w2")):
+            judge = UrlJudge.for_crawl(
+                index, mode="adaptive", max_distance=3, expected_size=1_000,
+                min_evidence=3, sample_every=1000,
+            )  # fmt: skip
+            core = UrlCore(judge, lot(name), Tally(), drop=True)
+            record = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
+            core.crawl = judge.crawl = record
+            core.opened()
+            cores.append(core)
+        yield cores[0], cores[1]
+
+
+def _learn_mirror(core: UrlCore[str], original: str, mirror: str) -> None:
+    """``core`` learns that ``mirror`` copies ``original`` from three pairs of pages."""
+    for n in range(3):
+        for url, copied in ((f"{original}/p/{n}", None), (f"{mirror}/p/{n}", n)):
+            assert not isinstance(core.scheduled(Seen(url, url)), Skip)
+            core.fetched(url, url, 200)
+            core.verdict(url, None if copied is None else f"{original}/p/{n}")
