@@ -190,6 +190,27 @@ def test_the_urls_every_worker_queued_on_a_host_are_read_back_for_it_alone(
     assert CrawlRecord(store, "another crawl").queued_urls("o.test", 100) == []
 
 
+def test_the_urls_every_worker_sent_to_the_downloader_are_read_back_per_host(
+    store: RedisStore,
+) -> None:
+    """Which of a mirror pair was crawled less counts every worker's requests: a URL
+    claimed on its way to the downloader or by a re-issue, on this crawl only."""
+    one = join_crawl(store, worker(store, "w1")).record
+    two = join_crawl(store, worker(store, "w2")).record
+    sent = [f"http://o.test/docs/{n}.html" for n in range(12)]
+    for url in sent:
+        assert one.claim_fetch(url)
+    assert two.claim_reissue("http://o.test/docs/re.html")
+    one.queued("http://o.test/docs/queued-only.html")
+    assert one.claim_fetch("http://m.test/docs/1.html")
+    assert sorted(two.requested_urls("o.test", 100)) == sorted(
+        [*sent, "http://o.test/docs/re.html"]
+    )
+    assert two.requested_urls("m.test", 100) == ["http://m.test/docs/1.html"]
+    assert len(two.requested_urls("o.test", limit=5)) == 5
+    assert CrawlRecord(store, "another crawl").requested_urls("o.test", 100) == []
+
+
 def test_a_copy_another_worker_judged_first_weakens_no_rule_here(redis_url: str) -> None:
     """Two workers' URL judges on one Redis: the first learns the mirror, fetches the
     original's page and stores it; the second finds the mirror's page a copy of it; the

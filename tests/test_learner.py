@@ -542,6 +542,79 @@ def test_a_host_whose_shared_urls_were_read_in_part_tells_nothing_by_its_size() 
     assert sizes.partial_copy("p.example", "a.example") is True
 
 
+def _requested(learner: UrlLearner, site: str, numbers: range, section: str = "p") -> None:
+    """Pages ``numbers`` of ``section`` on ``site`` went to the downloader."""
+    for n in numbers:
+        learner.sizes.requested(f"{site}/{section}/{n}")
+
+
+def _mirror_crawled(fetched: Fetched, *, mirror_sent: int, original_sent: int) -> UrlLearner:
+    """Both hosts know pages 0-39 of /p; that many of each went to the downloader; then the
+    mirror's pages 0-2 came back copies of the original's (the mirror rule is learned)."""
+    learner = _learner(fetched, min_evidence=3)
+    for site, sent in ((MIRROR, mirror_sent), (ORIGINAL, original_sent)):
+        _known(learner, site, range(40), "p")
+        _requested(learner, site, range(sent))
+    _copies(learner, fetched, MIRROR, ORIGINAL, range(3), section="p")
+    return learner
+
+
+def test_of_two_full_mirrors_the_one_crawled_less_is_the_copy() -> None:
+    """Two workers crawl both hosts at once: the host first found copying (the mirror, its
+    pages fetched second three times) had 30 of the 40 common pages requested, the
+    original 12. Skipping the mirror's saves its 10 still to come; skipping the
+    original's saves 28, so the original is the copy. A lead of a handful tells nothing:
+    the host that copied more often stays the copy."""
+    fetched = Fetched({f"{ORIGINAL}/p/100", f"{MIRROR}/p/100"})
+    learner = _mirror_crawled(fetched, mirror_sent=30, original_sent=12)
+    assert not learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip
+    to_mirror = learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched)
+    assert to_mirror.skip and to_mirror.counterpart == f"{MIRROR}/p/100"
+    assert [rule.describe() for rule in learner.learned_rules() if rule.chosen] == [
+        "a.example mirrors m.example"
+    ]
+    close = _mirror_crawled(fetched, mirror_sent=16, original_sent=12)  # a few requests
+    assert close.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip
+    assert not close.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
+
+
+def test_pages_of_its_own_make_no_host_the_one_crawled_more() -> None:
+    """Requests count only on paths both hosts have: a portal that requested 50 pages of
+    its own and 5 of the copied section is the one crawled less there."""
+    sizes = SiteSizes()
+    for n in range(25):
+        sizes.add(f"{ORIGINAL}/docs/{n}")
+        sizes.add(f"{PORTAL}/docs/{n}")
+    for n in range(50):
+        sizes.requested(f"{PORTAL}/portal/{n}")
+    for n in range(5):
+        sizes.requested(f"{PORTAL}/docs/{n}")
+    for n in range(20):
+        sizes.requested(f"{ORIGINAL}/docs/{n}?sid={n}")  # one path per page, query or not
+        sizes.requested(f"{ORIGINAL}/docs/{n}")
+    assert sizes.crawled_less("portal.example", "a.example") is True
+    assert sizes.crawled_less("a.example", "portal.example") is False
+
+
+def test_a_worker_counts_the_requests_every_worker_sent() -> None:
+    """On a crawl several workers share, the other workers' requests (read back through
+    ``SiteSizes.shared_requested``) count, and a host requested beyond what is read back
+    tells nothing."""
+    sizes = SiteSizes()
+    for url in (f"{site}/p/{n}" for site in (ORIGINAL, MIRROR) for n in range(40)):
+        sizes.add(url)
+    for url in (f"{ORIGINAL}/p/{n}" for n in range(10)):
+        sizes.requested(url)
+    assert sizes.crawled_less("m.example", "a.example") is True  # by this worker alone
+    elsewhere = {"m.example": [f"{MIRROR}/p/{n}" for n in range(30)]}
+    sizes.shared_requested = lambda host, limit: elsewhere.get(host, [])[:limit]
+    assert sizes.crawled_less("m.example", "a.example") is False
+    assert sizes.crawled_less("a.example", "m.example") is True
+    many = [f"{MIRROR}/p/{n}" for n in range(MAX_SHARED + 1)]
+    sizes.shared_requested = lambda host, limit: many[:limit] if host == "m.example" else []
+    assert sizes.crawled_less("a.example", "m.example") is None
+
+
 PORTAL = "http://portal.example"
 
 

@@ -118,6 +118,24 @@ def test_a_bet_is_parked_then_reissued_when_its_counterpart_fails(tmp_path: Path
         assert lot.kept == {} and tally["simdedup/url/reissued/counterpart_failed"] == 1
 
 
+def test_of_a_mirror_pair_the_host_whose_pages_went_to_the_downloader_less_is_skipped(
+    tmp_path: Path,
+) -> None:
+    """The mirror's pages were found copies, but 30 of them went to the downloader and 12
+    of the original's: the original's 28 still to come are the ones a skip saves."""
+    with crawl(tmp_path / "db") as (core, _, _, _):
+        for site, queued in ((ORIGINAL, [*range(35), 37]), (MIRROR, range(36))):
+            for n in queued:
+                assert not isinstance(core.scheduled(Seen(f"{site}/p/{n}", "")), Skip)
+        for site, sent in ((MIRROR, 30), (ORIGINAL, 12)):
+            for n in range(sent):
+                assert core.claim_fetch(f"{site}/p/{n}")
+        _teach_mirror(core)
+        assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/37", "")), Skip)
+        skip = core.scheduled(Seen(f"{ORIGINAL}/p/35", ""))
+        assert isinstance(skip, Skip) and skip.counterpart == f"{MIRROR}/p/35"
+
+
 def test_a_soft_404_settles_no_bet_that_expected_its_paths_page(tmp_path: Path) -> None:
     with crawl(tmp_path / "db") as (core, lot, _, _):
         core.follows_failed = True  # adaptive, dropping: links are followed on mirrors

@@ -89,11 +89,14 @@ class CrawlRecord:
         """URLs of ``host`` any worker of this crawl let into the scheduler, at most
         ``limit`` (in key order): how much of a site the whole crawl knows, where one
         worker knows only the links it parsed. Raises ``StoreError``."""
+        return self._urls_of(QUEUED, host, limit)
+
+    def _urls_of(self, what: bytes, host: str, limit: int) -> list[str]:
         found: list[str] = []
-        skip = len(self._prefix) + len(QUEUED)
+        skip = len(self._prefix) + len(what)
         for scheme in ("http", "https"):
-            start = self._key(QUEUED, f"{scheme}://{host}/")
-            stop = self._key(QUEUED, f"{scheme}://{host}0")  # "0" follows "/"
+            start = self._key(what, f"{scheme}://{host}/")
+            stop = self._key(what, f"{scheme}://{host}0")  # "0" follows "/"
             for key, _ in self.store.scan(start, stop):
                 if len(found) >= limit:
                     return found
@@ -102,6 +105,11 @@ class CrawlRecord:
 
     def fetched(self, url: str) -> None:
         self.store.write({self._key(FETCHED, url): b""})
+
+    def requested_urls(self, host: str, limit: int) -> list[str]:
+        """URLs of ``host`` any worker of this crawl sent to the downloader (fetched, on
+        their way, or failed), at most ``limit`` (in key order). Raises ``StoreError``."""
+        return self._urls_of(CLAIMED, host, limit)
 
     def was_fetched(self, url: str) -> bool:
         return self.store.get(self._key(FETCHED, url)) is not None

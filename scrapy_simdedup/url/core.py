@@ -852,11 +852,15 @@ class UrlCore(Generic[T]):
     def claim_fetch(self, url: str) -> bool:
         """On a crawl several workers share, whether this request may go to the downloader:
         not when a re-issue of the same URL in this crawl fetches it
-        (``simdedup/url/fetched_by_reissue``)."""
-        if self.crawl is None or self._failed():
+        (``simdedup/url/fetched_by_reissue``). Else, the request goes: its host counts as
+        that much more crawled."""
+        if self._failed():
             return True
         canonical = canonical_or_none(url)
-        if canonical is None or self._guarded(self.crawl.claim_fetch, canonical) is not False:
+        if canonical is None:
+            return True
+        if self.crawl is None or self._guarded(self.crawl.claim_fetch, canonical) is not False:
+            self.judge.requested(canonical)
             return True
         self.tally.inc_value(keys.URL_FETCHED_BY_REISSUE)
         return False

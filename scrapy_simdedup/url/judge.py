@@ -104,12 +104,18 @@ class UrlJudge:
         learner.first_section = judge._first_section
         learner.copy_of = judged.copy_of
         learner.sizes.shared = judge._queued_by_all
+        learner.sizes.shared_requested = judge._requested_by_all
         return judge
 
     def _queued_by_all(self, host: str, limit: int) -> list[str]:
         """At most ``limit`` URLs of ``host`` the workers of the crawl queued (none on a
         private store: its one process knows them all)."""
         return [] if self.crawl is None else self.crawl.queued_urls(host, limit)
+
+    def _requested_by_all(self, host: str, limit: int) -> list[str]:
+        """At most ``limit`` URLs of ``host`` the workers of the crawl sent to the
+        downloader (none on a private store)."""
+        return [] if self.crawl is None else self.crawl.requested_urls(host, limit)
 
     def _first_section(self, hosts: tuple[str, str], section: str) -> bool:
         """Whether this worker is the first of its crawl to have a mirror pair's evidence
@@ -220,6 +226,11 @@ class UrlJudge:
         if self.crawl is not None:
             self.crawl.queued(url)
         self.learner.sizes.add(url)
+
+    def requested(self, url: str) -> None:
+        """``url`` (canonical) goes to the downloader: its host is that much more crawled
+        (of two copies, the one crawled less is skipped)."""
+        self.learner.sizes.requested(url)
 
     def met(self, url: str) -> None:
         """A link to ``url`` (canonical) already at hand, perhaps queued by another worker

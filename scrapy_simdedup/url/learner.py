@@ -602,8 +602,9 @@ class UrlLearner:
         the host that is already a copy in another chosen pair, unless the other one is
         (no original is made a copy, no copy is copied: a bet on a bet); the partial copy
         (far fewer known paths, nearly all among the other's: taken for the original, the
-        full site's pages it lacks would be bets on pages that never come); the host that
-        copied more often (or, as often, first). The original is never skipped."""
+        full site's pages it lacks would be bets on pages that never come); the host with
+        clearly fewer of the pair's common pages fetched; the host that copied more often
+        (or, as often, first). The original is never skipped."""
         if rule.kind != "mirror":
             return False
         reverse = self._find(Rule("mirror", rule.other, other=rule.host))
@@ -654,8 +655,9 @@ class UrlLearner:
 
     def _settled_side(self, rule: Rule) -> bool | None:
         """Whether ``rule.host`` is the copy of ``rule.other`` by the roles they already
-        play in other chosen pairs, or else by their known paths; None when neither
-        tells."""
+        play in other chosen pairs, or else by their known paths, or else by how much of
+        the pages both have each had fetched (the copy is the one crawled less: its pages
+        still to come are the ones a skip saves); None when none tells."""
         host_original = self._is_original(rule.host, rule.other)
         other_original = self._is_original(rule.other, rule.host)
         if host_original != other_original:
@@ -664,7 +666,10 @@ class UrlLearner:
         other_copy = self._is_copy(rule.other, rule.host)
         if host_copy != other_copy:
             return host_copy
-        return self.sizes.partial_copy(rule.host, rule.other)
+        partial = self.sizes.partial_copy(rule.host, rule.other)
+        if partial is not None:
+            return partial
+        return self.sizes.crawled_less(rule.host, rule.other)
 
     def _is_original(self, host: str, besides: str) -> bool:
         return any(copy.chosen and copy.host != besides for copy in self._mirrors_of.get(host, ()))
