@@ -4,6 +4,7 @@ crawl, what settles a bet across workers, and one fetch per re-issued URL."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -270,6 +271,39 @@ def test_a_bet_on_a_page_another_worker_releases_is_reissued_at_idle(redis_url: 
         second.released(counterpart)
         assert not first.judge.brought(counterpart)
         assert _reissued(first.idle()) == {copy: "unsettled"}
+
+
+def test_a_switcher_one_worker_found_reissues_the_others_bets_on_it(redis_url: str) -> None:
+    """The second worker parsed the article linking ``?lang=fr`` and ``?lang=de``: ``lang``
+    switches there, and it skips neither. The first worker, which learned ``lang`` changes
+    nothing in /news/, takes ``?lang=de`` from the shared queue without having parsed the
+    article and skips it. Once it hears of the switcher (the rule news of the next
+    refresh), that bet is re-issued: a real translation among fallbacks is not lost."""
+    site = "http://a.test"
+    with _two_workers(redis_url, "switch", lambda name: Lot()) as (first, second):
+        for n, lang in enumerate(("fr", "de", "es")):
+            for url, copied in ((f"{site}/news/{n}", None), (f"{site}/news/{n}?lang={lang}", n)):
+                assert not isinstance(first.scheduled(Seen(url, url)), Skip)
+                first.fetched(url, url, 200)
+                first.verdict(url, None if copied is None else f"{site}/news/{n}")
+        article = f"{site}/news/9"
+        assert not isinstance(second.scheduled(Seen(article, "article")), Skip)
+        second.fetched(article, "article", 200)
+        second.verdict(article, None)
+        for lang in ("fr", "de"):
+            linked = second.scheduled(Seen(f"{article}?lang={lang}", lang, source=article))
+            assert lang == "fr" or not isinstance(linked, Skip)
+        german = f"{article}?lang=de"
+        skip = first.downloading(Seen(german, "de"))
+        assert isinstance(skip, Skip) and skip.counterpart == article, skip
+        deadline = time.monotonic() + 10
+        reissued: dict[str, str] = {}
+        while not reissued and time.monotonic() < deadline:
+            time.sleep(0.3)  # past the news' refresh interval
+            second.refresh()
+            reissued = _reissued(first.refresh())
+        assert reissued == {german: "switcher"}, "the first worker never heard of the switcher"
+        assert first.judge.learner.switches(url_parts(german), ["lang"])
 
 
 class SharedLot(Lot):

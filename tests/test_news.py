@@ -134,6 +134,36 @@ def test_announcements_from_before_a_worker_started_are_not_read(store: RedisSto
     assert late.decide(url_parts(f"{SITE}/p/99?sid=x"), {f"{SITE}/p/99"}, tally=False).skip
 
 
+def test_a_switcher_is_heard_once_by_the_others_and_by_a_worker_that_joins_late(
+    store: RedisStore,
+) -> None:
+    """One worker parsed a page linking ``?lang=fr`` and ``?lang=de``: the other hears of the
+    switcher at its next refresh (once: its bets on it are re-issued once), and a worker
+    that joins later with the next announcement of every learned rule."""
+    clock = Clock()
+    one, fetched_one = _worker(store, clock)
+    two, _ = _worker(store, clock)
+    _copies(one, fetched_one, range(3))  # a learned rule: announced in full every 2 s
+    article = url_parts(f"{SITE}/p/9")
+    for lang in ("fr", "de"):
+        one.linked(url_parts(f"{SITE}/p/9?lang={lang}"), article)
+    german = url_parts(f"{SITE}/p/9?lang=de")
+    assert one.switches(german, ["lang"]) and not two.switches(german, ["lang"])
+    one.refresh()
+    two.refresh()
+    assert two.switches(german, ["lang"]) and not two.switches(german, ["sid"])
+    heard = two.switchers_heard()
+    assert [name for _, name in heard] == ["lang"] and two.switchers_heard() == []
+    late, _ = _worker(store, clock)
+    clock.now += 2.0
+    one.refresh()
+    two.refresh()
+    assert two.switchers_heard() == []  # known already: nothing more to re-issue
+    clock.now += 2.0
+    late.refresh()
+    assert late.switches(german, ["lang"])
+
+
 def test_the_store_keeps_only_the_latest_announcements(store: RedisStore) -> None:
     for n in range(1, 4):
         assert store.append(keyspace.RULE_NEWS_COUNT, keyspace.RULE_NEWS, b"x", keep=2) == n

@@ -872,18 +872,22 @@ class UrlCore(Generic[T]):
         if parts is None or linking is None:
             return
         for section, name in self.judge.learner.linked(parts, linking):
+            self._later += self._reissue_switcher(section, name)
 
-            def on_switcher(bet: Bet[T], section: str = section, name: str = name) -> bool:
-                if not bet.rule.startswith("pattern\x00"):
-                    return False
-                held = _source(bet.url)
-                return (
-                    held is not None
-                    and any(param == name for param, _ in held.params)
-                    and _path(section_template(held)) == section
-                )
+    def _reissue_switcher(self, section: str, name: str) -> list[Action[T]]:
+        """The pattern bets on ``name`` in ``section``, now known to be a switcher."""
 
-            self._later += self._reissue(self.bets.take_where(on_switcher), "switcher")
+        def on_switcher(bet: Bet[T]) -> bool:
+            if not bet.rule.startswith("pattern\x00"):
+                return False
+            held = _source(bet.url)
+            return (
+                held is not None
+                and any(param == name for param, _ in held.params)
+                and _path(section_template(held)) == section
+            )
+
+        return self._reissue(self.bets.take_where(on_switcher), "switcher")
 
     def _take_leftover(self, url: str) -> None:
         """A link came to a request an interrupted crawl parked: the request is judged
@@ -894,6 +898,8 @@ class UrlCore(Generic[T]):
     def _refresh_rules(self) -> list[Action[T]]:
         weakened = self._guarded(self.judge.refresh) or []
         actions: list[Action[T]] = []
+        for section, name in self.judge.learner.switchers_heard():  # found on another worker
+            actions += self._reissue_switcher(section, name)
         for rule in weakened:
             bets = self.bets.under(rule.identity)
             actions += self._reissue(bets, "rule_weakened")

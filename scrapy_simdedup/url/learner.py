@@ -293,7 +293,11 @@ class UrlLearner:
         # (linking page, target without the parameter, parameter) -> the first value seen
         self._offered: dict[tuple[str, str, str], str] = {}
         # (section, parameter): a page offered several values of it for one path
-        self._switchers: set[tuple[str, str]] = set()
+        # Switchers (section, parameter) by when they were found; on a shared store, those
+        # found here wait to be announced, and those heard of to have their bets re-issued.
+        self._switchers: dict[tuple[str, str], None] = {}
+        self._switchers_found: list[tuple[str, str]] = []
+        self._switchers_heard: list[tuple[str, str]] = []
         # a mirror's two hosts -> the sections where this crawl has evidence of the pair
         self._sections_here: dict[tuple[str, str], set[str]] = {}
         # (pattern rule, path): a page past the first copied there in this crawl
@@ -498,10 +502,20 @@ class UrlLearner:
             switcher = (_path(section_template(parts)), name)
             known = switcher in self._switchers
             if first != value and not known and len(self._switchers) < MAX_SWITCHERS:
-                self._switchers.add(switcher)
+                self._switchers[switcher] = None
                 self._changed()
                 found.append(switcher)
+        if found and self.news is not None:
+            self._switchers_found += found
         return found
+
+    def switchers_heard(self) -> list[tuple[str, str]]:
+        """The switchers other workers found since the last call (``refresh``): this
+        worker's pattern bets on them are to be re-issued, as on its own (``linked``). A
+        worker does not parse the page that shows a switcher it takes from the shared
+        queue (issue 35)."""
+        heard, self._switchers_heard = self._switchers_heard, []
+        return heard
 
     def switches(self, parts: UrlParts, names: Iterable[str]) -> bool:
         """Whether one of ``names`` is a switcher in ``parts``' section (see ``linked``)."""
@@ -876,9 +890,17 @@ class UrlLearner:
         # every learned rule (in force at once on a worker that joined late); what one
         # entry cannot hold goes next time.
         learned = self.learned_rules() if self.news.learned_due() else []
-        self._announce([*reversed(changed), *learned], learned=True)
+        # Switchers found since, and with every learned rule all of them (the most recent
+        # first): a worker that joined late must not skip what the others know switches.
+        switchers = list(reversed(self._switchers)) if learned else self._switchers_found
+        self._switchers_found = []
+        self._announce([*reversed(changed), *learned], learned=True, switchers=switchers)
         weakened = []
         for announcement in self.news.read():
+            for switcher in announcement.switchers:
+                if switcher not in self._switchers and len(self._switchers) < MAX_SWITCHERS:
+                    self._switchers[switcher] = None
+                    self._switchers_heard.append(switcher)
             for remote in announcement.rules:
                 known = self._find(remote)
                 stood = known is not None and self._learned(known)
@@ -1008,11 +1030,16 @@ class UrlLearner:
             self._mirrors_of.setdefault(rule.other, []).append(rule)
         return rule
 
-    def _announce(self, rules: list[Rule], *, learned: bool) -> None:
-        """Announce ``rules`` (and the reverses of mirrors) with this worker's tallies."""
+    def _announce(
+        self, rules: list[Rule], *, learned: bool, switchers: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        """Announce ``rules`` (and the reverses of mirrors) with this worker's tallies, and
+        ``switchers``."""
         assert self.news is not None
         own = self.evidence.own
-        left = self.news.announce(self._with_reverses(rules), learned=learned, tally=own)
+        left = self.news.announce(
+            self._with_reverses(rules), learned=learned, tally=own, switchers=switchers
+        )
         self.evidence.changed_again([rule.identity for rule in left])
 
     def _record(self, rule: Rule, *, duplicate: bool, content_page: bool = False) -> None:

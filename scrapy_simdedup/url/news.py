@@ -9,6 +9,11 @@ announced at once. A quarter of a second (the URL core's tick): a crawl's first 
 when rules are learned, at tens of pages a second, and a worker that waits longer to hear
 of the others' copies fetches copies meanwhile.
 
+Switchers go too (``UrlLearner.linked``: a parameter a page offers its reader several
+values of, which no pattern rule skips in that section): the worker that parsed that page
+may not be the one that takes its links from the shared queue. Each is announced once
+found, and all of them with every learned rule.
+
 Each rule goes with this worker's own tally of it in this crawl (``url/evidence.py``): the
 copies and new pages it saw itself, which the others add to theirs once, so the crawl's
 evidence is counted once whichever worker saw it.
@@ -29,7 +34,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scrapy_simdedup.index import keyspace
@@ -45,6 +50,7 @@ REFRESH_SECONDS = 0.25
 LEARNED_SECONDS = 2.0
 MAX_READ = 200
 MAX_RULES_PER_ENTRY = 500
+MAX_SWITCHERS_PER_ENTRY = 2_000
 KEEP = 10_000
 
 
@@ -57,6 +63,7 @@ class Announcement:
     learned: bool
     rules: list[Rule]
     tallies: dict[str, Tally]
+    switchers: list[tuple[str, str]] = field(default_factory=list)
 
 
 class RuleNews:
@@ -96,10 +103,17 @@ class RuleNews:
         return True
 
     def announce(
-        self, rules: Iterable[Rule], *, learned: bool, tally: Callable[[str], Tally]
+        self,
+        rules: Iterable[Rule],
+        *,
+        learned: bool,
+        tally: Callable[[str], Tally],
+        switchers: Iterable[tuple[str, str]] = (),
     ) -> list[Rule]:
-        """Announce ``rules``, each with this worker's own ``tally`` of it; returns those
-        one entry could not hold (``MAX_RULES_PER_ENTRY``), to announce next time."""
+        """Announce ``rules``, each with this worker's own ``tally`` of it, and
+        ``switchers`` (section, parameter; at most ``MAX_SWITCHERS_PER_ENTRY``, the first
+        ones); returns the rules one entry could not hold (``MAX_RULES_PER_ENTRY``), to
+        announce next time."""
         rules = list(rules)
         # With whether a mirror still waits for originals not queued and whether a trap
         # stopped: not evidence (not stored), but this crawl's findings, which the other
@@ -113,8 +127,11 @@ class RuleNews:
             }
             for rule in rules[:MAX_RULES_PER_ENTRY]
         ]
-        if data:
+        switching = [list(switcher) for switcher in switchers][:MAX_SWITCHERS_PER_ENTRY]
+        if data or switching:
             entry = {"by": self.author, "learned": learned, "rules": data}
+            if switching:
+                entry["switchers"] = switching
             self.store.append(
                 keyspace.RULE_NEWS_COUNT, keyspace.RULE_NEWS, json.dumps(entry).encode(), KEEP
             )
@@ -151,7 +168,8 @@ def _announcement(entry: dict[str, Any]) -> Announcement:
         rules.append(rule)
         if tally is not None:
             tallies[rule.identity] = Tally.from_list(tally)
-    return Announcement(str(entry["by"]), bool(entry["learned"]), rules, tallies)
+    switchers = [(str(section), str(name)) for section, name in entry.get("switchers", [])]
+    return Announcement(str(entry["by"]), bool(entry["learned"]), rules, tallies, switchers)
 
 
 def _key(number: int) -> bytes:
