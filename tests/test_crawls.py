@@ -306,6 +306,96 @@ def test_a_switcher_one_worker_found_reissues_the_others_bets_on_it(redis_url: s
         assert first.judge.learner.switches(url_parts(german), ["lang"])
 
 
+def _judged(core: UrlCore[str], url: str, original: str | None = None) -> None:
+    """``url`` fetched on ``core``'s worker and judged a copy of ``original`` (or new), in
+    the crawl's record as the pipeline records it."""
+    assert not isinstance(core.scheduled(Seen(url, url)), Skip)
+    core.fetched(url, url, 200)
+    assert core.crawl is not None
+    in_crawl(Verdict(url, original), core.crawl)
+    core.verdict(url, original)
+
+
+def _heard(first: UrlCore[str], second: UrlCore[str]) -> dict[str, str]:
+    """What the first worker re-issues once it heard the second's news (10 s at most)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        time.sleep(0.3)  # past the news' refresh interval
+        second.refresh()
+        reissued = _reissued(first.refresh() + first.tick(force=True))
+        if reissued:
+            return reissued
+    return {}
+
+
+def test_a_soft_404_another_worker_found_settles_no_bet_here(redis_url: str) -> None:
+    """The first worker skips the mirror's story on the original's, which the second worker
+    fetches: "this story is no longer available", served with a 200, a copy of another
+    story of the original (a soft 404). The mirror's story, still there, must be fetched:
+    the first worker hears of the soft 404 and re-issues its bet; without that, the bet
+    stood on a page kept in the feed (the notice) and the story was lost."""
+    original, mirror = "http://a.test", "http://m.test"
+    with _two_workers(redis_url, "soft404", lambda name: Lot()) as (first, second):
+        _learn_mirror(first, original, mirror)
+        _judged(second, f"{original}/story/1")  # the first notice: new, kept
+        gone, copy = f"{original}/story/9", f"{mirror}/story/9"
+        for url in (f"{original}/story/8", gone):
+            assert not isinstance(second.scheduled(Seen(url, url)), Skip)
+        sample = first.scheduled(Seen(f"{mirror}/story/8", "sample"))  # the section's first
+        assert not isinstance(sample, Skip) and sample.sample == "mirror", sample
+        skip = first.scheduled(Seen(copy, "copy"))
+        assert isinstance(skip, Skip) and skip.counterpart == gone, skip
+        second.fetched(gone, gone, 200)
+        assert second.crawl is not None
+        in_crawl(Verdict(gone, f"{original}/story/1"), second.crawl)
+        second.verdict(gone, f"{original}/story/1")
+        assert first.judge.brought(gone)  # by the crawl's record alone it would stand
+        assert _heard(first, second) == {copy: "counterpart_not_predicted"}
+        later = first.scheduled(Seen(f"{mirror}/story/1", "another"))  # nor a new bet on it
+        assert not isinstance(later, Skip), later
+
+
+def test_a_rule_another_workers_probe_refuted_reissues_the_requests_waiting_on_it(
+    redis_url: str,
+) -> None:
+    """Both workers gather ``?color=`` requests while the rule is learned, each sending its
+    share to the downloader. One the second worker sent comes back new (a colour with a
+    page of its own), and then three copies teach the rule: the first worker's waiting
+    requests are re-issued once it hears of the refutation, as on one worker. Without it
+    they stood on the rule the copies taught, and the colours' pages were lost."""
+    site = "http://a.test"
+    with _two_workers(redis_url, "refuted", lambda name: Lot()) as (first, second):
+        for core, numbers in ((first, range(10)), (second, range(10, 20))):
+            for n in numbers:
+                _judged(core, f"{site}/shop/{n}")
+        waiting = []
+        for n in range(10):
+            variant = f"{site}/shop/{n}?color=c{n}"
+            answer = first.scheduled(Seen(variant, variant))
+            if not isinstance(answer, Skip):
+                answer = first.downloading(Seen(variant, variant))
+            if isinstance(answer, Skip):
+                waiting.append(variant)
+        assert waiting and all(first.bets.get(url).gathering for url in waiting), waiting  # type: ignore[union-attr]
+        sent = []
+        for n in range(10, 20):
+            variant = f"{site}/shop/{n}?color=c{n}"
+            answer = second.scheduled(Seen(variant, variant))
+            if not isinstance(answer, Skip) and not isinstance(
+                second.downloading(Seen(variant, variant)), Skip
+            ):
+                sent.append(variant)
+        assert sent, "the second worker sent none of its share"
+        second.fetched(sent[0], sent[0], 200)
+        assert second.crawl is not None
+        in_crawl(Verdict(sent[0]), second.crawl)
+        second.verdict(sent[0], None)  # a colour with a page of its own
+        for n in range(20, 23):  # then copies teach the rule (the new page left no trace)
+            _judged(second, f"{site}/shop/{n}")
+            _judged(second, f"{site}/shop/{n}?color=x{n}", f"{site}/shop/{n}")
+        assert _heard(first, second) == dict.fromkeys(waiting, "unconfirmed")
+
+
 class SharedLot(Lot):
     """Parked requests every worker of the crawl sees, each marked with its worker (as
     the index's ``P`` records are)."""

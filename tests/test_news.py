@@ -152,13 +152,13 @@ def test_a_switcher_is_heard_once_by_the_others_and_by_a_worker_that_joins_late(
     one.refresh()
     two.refresh()
     assert two.switches(german, ["lang"]) and not two.switches(german, ["sid"])
-    heard = two.switchers_heard()
-    assert [name for _, name in heard] == ["lang"] and two.switchers_heard() == []
+    heard = two.heard().switchers
+    assert [name for _, name in heard] == ["lang"] and not two.heard()
     late, _ = _worker(store, clock)
     clock.now += 2.0
     one.refresh()
     two.refresh()
-    assert two.switchers_heard() == []  # known already: nothing more to re-issue
+    assert not two.heard()  # known already: nothing more to re-issue
     clock.now += 2.0
     late.refresh()
     assert late.switches(german, ["lang"])
@@ -313,3 +313,20 @@ def test_rules_one_entry_cannot_hold_are_announced_next_time(store: RedisStore) 
     ]
     left = news.announce(rules, learned=True, tally=lambda identity: Tally())
     assert left == rules[MAX_RULES_PER_ENTRY:]
+
+
+def test_findings_one_entry_cannot_hold_are_announced_next_time(store: RedisStore) -> None:
+    from scrapy_simdedup.url.evidence import Tally
+    from scrapy_simdedup.url.findings import MAX_FINDINGS_PER_ENTRY, Findings
+
+    news, reader = RuleNews(store), RuleNews(store)
+    urls = [f"{SITE}/gone/{n}" for n in range(MAX_FINDINGS_PER_ENTRY + 3)]
+    found = Findings(unpredicted=list(urls), refuted=["pattern\x00a"])
+    for _ in range(3):  # the third has nothing left to announce: no entry
+        assert (
+            news.announce([], learned=False, tally=lambda identity: Tally(), findings=found) == []
+        )
+    heard = [announcement.findings for announcement in reader.read()]
+    assert [len(findings.unpredicted) for findings in heard] == [MAX_FINDINGS_PER_ENTRY, 3]
+    assert [finding.refuted for finding in heard] == [["pattern\x00a"], []]
+    assert [url for findings in heard for url in findings.unpredicted] == urls and not found

@@ -898,8 +898,14 @@ class UrlCore(Generic[T]):
     def _refresh_rules(self) -> list[Action[T]]:
         weakened = self._guarded(self.judge.refresh) or []
         actions: list[Action[T]] = []
-        for section, name in self.judge.learner.switchers_heard():  # found on another worker
+        heard = self.judge.learner.heard()  # found on other workers of the crawl
+        for section, name in heard.switchers:
             actions += self._reissue_switcher(section, name)
+        for url in heard.unpredicted:
+            self.judge.heard_unpredicted(url)
+            actions += self._reissue(
+                self.bets.relying_on_its_page(url), "counterpart_not_predicted"
+            )
         for rule in weakened:
             bets = self.bets.under(rule.identity)
             actions += self._reissue(bets, "rule_weakened")

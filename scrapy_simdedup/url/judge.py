@@ -312,8 +312,9 @@ class UrlJudge:
         elif copied.host == parts.host and copied.segments != parts.segments:
             # Two paths of one host with one page: a soft 404 ("this story is no longer
             # available" with a 200), an error page, a redirect home. Neither brought the
-            # page a rule predicted at its path: no bet settles on them.
+            # page a rule predicted at its path: no bet settles on them, on any worker.
             self.unpredicted(parts.url, copied.url)
+            self.learner.unpredicted((parts.url, copied.url))
         return self.learner.observe(parts, copied)
 
     def unpredicted(self, *urls: str) -> None:
@@ -322,6 +323,11 @@ class UrlJudge:
         for url in urls:
             if url in self.fetched_now and len(self.unpredicted_now) < MAX_REMEMBERED:
                 self.unpredicted_now.add(url)
+
+    def heard_unpredicted(self, url: str) -> None:
+        """Another worker of the crawl found ``url``'s page not what its path promised."""
+        if len(self.unpredicted_now) < MAX_REMEMBERED:
+            self.unpredicted_now.add(url)
 
     def brought(self, url: str) -> bool:
         """Whether ``url`` was fetched in this crawl and its page (or the page it copies)

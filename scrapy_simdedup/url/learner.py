@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Literal
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.url.evidence import CrawlEvidence
 from scrapy_simdedup.url.features import path_template, section_template
+from scrapy_simdedup.url.findings import Findings
 from scrapy_simdedup.url.parts import UrlParts
 from scrapy_simdedup.url.shapes import is_variable
 from scrapy_simdedup.url.sitesize import SiteSizes
@@ -293,11 +294,12 @@ class UrlLearner:
         # (linking page, target without the parameter, parameter) -> the first value seen
         self._offered: dict[tuple[str, str, str], str] = {}
         # (section, parameter): a page offered several values of it for one path
-        # Switchers (section, parameter) by when they were found; on a shared store, those
-        # found here wait to be announced, and those heard of to have their bets re-issued.
+        # Switchers (section, parameter) by when they were found. On a shared store, what
+        # forbids skips is announced to the other workers (``found``), and what they found
+        # is taken in here, then handed to the URL core for its bets (``heard``).
         self._switchers: dict[tuple[str, str], None] = {}
-        self._switchers_found: list[tuple[str, str]] = []
-        self._switchers_heard: list[tuple[str, str]] = []
+        self._found = Findings()
+        self._heard = Findings()
         # a mirror's two hosts -> the sections where this crawl has evidence of the pair
         self._sections_here: dict[tuple[str, str], set[str]] = {}
         # (pattern rule, path): a page past the first copied there in this crawl
@@ -506,15 +508,22 @@ class UrlLearner:
                 self._changed()
                 found.append(switcher)
         if found and self.news is not None:
-            self._switchers_found += found
+            self._found.switchers += found
         return found
 
-    def switchers_heard(self) -> list[tuple[str, str]]:
-        """The switchers other workers found since the last call (``refresh``): this
-        worker's pattern bets on them are to be re-issued, as on its own (``linked``). A
-        worker does not parse the page that shows a switcher it takes from the shared
-        queue (issue 35)."""
-        heard, self._switchers_heard = self._switchers_heard, []
+    def unpredicted(self, urls: Iterable[str]) -> None:
+        """Pages at ``urls`` were not what their path promised (a soft 404 and the page it
+        copies): announced to the other workers, whose bets on them must not settle."""
+        if self.news is not None:
+            self._found.unpredicted += urls
+
+    def heard(self) -> Findings:
+        """What the other workers found since the last call (``refresh``) and this worker
+        did not know: its bets on switchers and on pages not what their path promised are
+        to be re-issued, as on its own findings. A worker does not parse the page that
+        shows a switcher it takes from the shared queue, nor judge every page its bets
+        rely on (issue 35)."""
+        heard, self._heard = self._heard, Findings()
         return heard
 
     def switches(self, parts: UrlParts, names: Iterable[str]) -> bool:
@@ -775,6 +784,8 @@ class UrlLearner:
         no more bets on it before it is learned, in this crawl."""
         if len(self._refuted) < MAX_RULES:
             self._refuted.add(identity)
+        if self.news is not None:
+            self._found.refuted.append(identity)
 
     def refuted(self, identity: str) -> bool:
         return identity in self._refuted
@@ -892,15 +903,12 @@ class UrlLearner:
         learned = self.learned_rules() if self.news.learned_due() else []
         # Switchers found since, and with every learned rule all of them (the most recent
         # first): a worker that joined late must not skip what the others know switches.
-        switchers = list(reversed(self._switchers)) if learned else self._switchers_found
-        self._switchers_found = []
-        self._announce([*reversed(changed), *learned], learned=True, switchers=switchers)
+        if learned:
+            self._found.switchers = list(reversed(self._switchers))
+        self._announce([*reversed(changed), *learned], learned=True, findings=self._found)
         weakened = []
         for announcement in self.news.read():
-            for switcher in announcement.switchers:
-                if switcher not in self._switchers and len(self._switchers) < MAX_SWITCHERS:
-                    self._switchers[switcher] = None
-                    self._switchers_heard.append(switcher)
+            self._take_in(announcement.findings)
             for remote in announcement.rules:
                 known = self._find(remote)
                 stood = known is not None and self._learned(known)
@@ -910,6 +918,20 @@ class UrlLearner:
                     weakened.append(local)
         self._changed()
         return weakened
+
+    def _take_in(self, findings: Findings) -> None:
+        """Another worker's findings: switchers and refuted rules in force here at once,
+        what is new here handed to the URL core (``heard``)."""
+        for switcher in findings.switchers:
+            if switcher not in self._switchers and len(self._switchers) < MAX_SWITCHERS:
+                self._switchers[switcher] = None
+                self._heard.switchers.append(switcher)
+                self._changed()
+        for identity in findings.refuted:
+            if len(self._refuted) < MAX_RULES:
+                self._refuted.add(identity)  # its waiting bets: re-issued at the next tick
+        if len(self._heard.unpredicted) < MAX_RULES:
+            self._heard.unpredicted += findings.unpredicted
 
     def _merge(self, remote: Rule, author: str, tally: Tally | None) -> Rule | None:
         """Another worker's rule, taken in: what it saw itself since its last announcement
@@ -1031,14 +1053,14 @@ class UrlLearner:
         return rule
 
     def _announce(
-        self, rules: list[Rule], *, learned: bool, switchers: Iterable[tuple[str, str]] = ()
+        self, rules: list[Rule], *, learned: bool, findings: Findings | None = None
     ) -> None:
         """Announce ``rules`` (and the reverses of mirrors) with this worker's tallies, and
-        ``switchers``."""
+        what ``findings`` one announcement holds."""
         assert self.news is not None
         own = self.evidence.own
         left = self.news.announce(
-            self._with_reverses(rules), learned=learned, tally=own, switchers=switchers
+            self._with_reverses(rules), learned=learned, tally=own, findings=findings
         )
         self.evidence.changed_again([rule.identity for rule in left])
 

@@ -9,10 +9,13 @@ announced at once. A quarter of a second (the URL core's tick): a crawl's first 
 when rules are learned, at tens of pages a second, and a worker that waits longer to hear
 of the others' copies fetches copies meanwhile.
 
-Switchers go too (``UrlLearner.linked``: a parameter a page offers its reader several
-values of, which no pattern rule skips in that section): the worker that parsed that page
-may not be the one that takes its links from the shared queue. Each is announced once
-found, and all of them with every learned rule.
+What forbids a skip goes too (``Findings``), since the worker that found it may not be
+the one that holds the bets it concerns or takes the links from the shared queue: switchers
+(``UrlLearner.linked``: a parameter a page offers its reader several values of, which no
+pattern rule skips in that section), pages that were not what their path promised (a soft
+404: no mirror or parameter bet settles on them) and rules a request fetched while they
+were learned refuted (their waiting bets are re-issued). Each is announced once found;
+switchers again with every learned rule, for a worker that joined late.
 
 Each rule goes with this worker's own tally of it in this crawl (``url/evidence.py``): the
 copies and new pages it saw itself, which the others add to theirs once, so the crawl's
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.url.evidence import Tally
+from scrapy_simdedup.url.findings import Findings
 from scrapy_simdedup.url.learner import Rule
 
 if TYPE_CHECKING:
@@ -50,7 +54,6 @@ REFRESH_SECONDS = 0.25
 LEARNED_SECONDS = 2.0
 MAX_READ = 200
 MAX_RULES_PER_ENTRY = 500
-MAX_SWITCHERS_PER_ENTRY = 2_000
 KEEP = 10_000
 
 
@@ -63,7 +66,7 @@ class Announcement:
     learned: bool
     rules: list[Rule]
     tallies: dict[str, Tally]
-    switchers: list[tuple[str, str]] = field(default_factory=list)
+    findings: Findings = field(default_factory=Findings)
 
 
 class RuleNews:
@@ -108,12 +111,11 @@ class RuleNews:
         *,
         learned: bool,
         tally: Callable[[str], Tally],
-        switchers: Iterable[tuple[str, str]] = (),
+        findings: Findings | None = None,
     ) -> list[Rule]:
-        """Announce ``rules``, each with this worker's own ``tally`` of it, and
-        ``switchers`` (section, parameter; at most ``MAX_SWITCHERS_PER_ENTRY``, the first
-        ones); returns the rules one entry could not hold (``MAX_RULES_PER_ENTRY``), to
-        announce next time."""
+        """Announce ``rules``, each with this worker's own ``tally`` of it, and what
+        ``findings`` one entry holds (taken out of it); returns the rules one entry could
+        not hold (``MAX_RULES_PER_ENTRY``), to announce next time."""
         rules = list(rules)
         # With whether a mirror still waits for originals not queued and whether a trap
         # stopped: not evidence (not stored), but this crawl's findings, which the other
@@ -127,11 +129,9 @@ class RuleNews:
             }
             for rule in rules[:MAX_RULES_PER_ENTRY]
         ]
-        switching = [list(switcher) for switcher in switchers][:MAX_SWITCHERS_PER_ENTRY]
-        if data or switching:
-            entry = {"by": self.author, "learned": learned, "rules": data}
-            if switching:
-                entry["switchers"] = switching
+        found = findings.taken().to_data() if findings else {}
+        if data or found:
+            entry = {"by": self.author, "learned": learned, "rules": data, **found}
             self.store.append(
                 keyspace.RULE_NEWS_COUNT, keyspace.RULE_NEWS, json.dumps(entry).encode(), KEEP
             )
@@ -168,8 +168,8 @@ def _announcement(entry: dict[str, Any]) -> Announcement:
         rules.append(rule)
         if tally is not None:
             tallies[rule.identity] = Tally.from_list(tally)
-    switchers = [(str(section), str(name)) for section, name in entry.get("switchers", [])]
-    return Announcement(str(entry["by"]), bool(entry["learned"]), rules, tallies, switchers)
+    findings = Findings.from_data(entry)
+    return Announcement(str(entry["by"]), bool(entry["learned"]), rules, tallies, findings)
 
 
 def _key(number: int) -> bytes:
