@@ -21,9 +21,10 @@ from tests.support.redisworkers import Run, contents_of, kept_contents, run_work
 
 pytestmark = pytest.mark.timeout(1800)
 
-AVOIDED_SHARE = 0.8
-"""Two workers avoid at least this share of the fetches one worker avoids (medians
-0.96-0.985, rounds 0.95-1.0, see docs/known-limits.md). Not all: until the first rules are
+AVOIDED_SHARE = 0.9
+"""Two workers avoid at least this share of the fetches one worker avoids (medians of 6-9
+rounds 0.97-1.0, rounds 0.92-1.05, see docs/known-limits.md; the benchmark, not this test,
+tells which is larger by a few fetches). Not all, always: until the first rules are
 learned, two workers have twice as many requests in flight (the copy host's news section,
 linked from its home page, in the first two seconds; the first ``?sid=`` pages of each
 section). When one round falls short, ``ROUNDS`` rounds are
