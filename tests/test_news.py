@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from scrapy_simdedup import url_parts
+from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.url.learner import UrlLearner
@@ -330,3 +331,34 @@ def test_findings_one_entry_cannot_hold_are_announced_next_time(store: RedisStor
     assert [len(findings.unpredicted) for findings in heard] == [MAX_FINDINGS_PER_ENTRY, 3]
     assert [finding.refuted for finding in heard] == [["pattern\x00a"], []]
     assert [url for findings in heard for url in findings.unpredicted] == urls and not found
+
+
+class _FailingOnce:
+    """The store, but its next ``append`` fails (Redis unreachable for a moment)."""
+
+    def __init__(self, store: RedisStore) -> None:
+        self.store, self.failed = store, False
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.store, name)
+
+    def append(self, *args: object) -> int:
+        if not self.failed:
+            self.failed = True
+            raise StoreError("Redis is unreachable")
+        return self.store.append(*args)  # type: ignore[arg-type]
+
+
+def test_findings_a_failed_write_did_not_announce_go_next_time(store: RedisStore) -> None:
+    from scrapy_simdedup.url.evidence import Tally
+    from scrapy_simdedup.url.findings import Findings
+
+    news, reader = RuleNews(_FailingOnce(store)), RuleNews(store)  # type: ignore[arg-type]
+    found = Findings(unpredicted=[f"{SITE}/gone/1"], refuted=["pattern\x00a"])
+    with pytest.raises(StoreError):
+        news.announce([], learned=False, tally=lambda identity: Tally(), findings=found)
+    assert found.unpredicted == [f"{SITE}/gone/1"]  # kept for the next announcement
+    news.announce([], learned=False, tally=lambda identity: Tally(), findings=found)
+    (heard,) = [announcement.findings for announcement in reader.read()]
+    assert heard.unpredicted == [f"{SITE}/gone/1"] and heard.refuted == ["pattern\x00a"]
+    assert not found

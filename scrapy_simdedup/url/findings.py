@@ -28,12 +28,17 @@ class Findings:
     def __bool__(self) -> bool:
         return bool(self.switchers or self.unpredicted or self.refuted)
 
-    def taken(self) -> Findings:
-        """At most ``MAX_FINDINGS_PER_ENTRY`` of each kind, taken out (the rest stay)."""
+    def head(self) -> Findings:
+        """At most ``MAX_FINDINGS_PER_ENTRY`` of each kind, the first ones (what one
+        announcement holds); ``drop`` them once announced."""
         most = MAX_FINDINGS_PER_ENTRY
-        taken = Findings(self.switchers[:most], self.unpredicted[:most], self.refuted[:most])
-        del self.switchers[:most], self.unpredicted[:most], self.refuted[:most]
-        return taken
+        return Findings(self.switchers[:most], self.unpredicted[:most], self.refuted[:most])
+
+    def drop(self, head: Findings) -> None:
+        """Take out ``head``, announced."""
+        del self.switchers[: len(head.switchers)]
+        del self.unpredicted[: len(head.unpredicted)]
+        del self.refuted[: len(head.refuted)]
 
     def to_data(self) -> dict[str, list[Any]]:
         data: dict[str, list[Any]] = {}

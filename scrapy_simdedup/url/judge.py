@@ -314,7 +314,8 @@ class UrlJudge:
             # available" with a 200), an error page, a redirect home. Neither brought the
             # page a rule predicted at its path: no bet settles on them, on any worker.
             self.unpredicted(parts.url, copied.url)
-            self.learner.unpredicted((parts.url, copied.url))
+            if self.mode == "adaptive":  # told to the other workers, at each refresh
+                self.learner.unpredicted((parts.url, copied.url))
         return self.learner.observe(parts, copied)
 
     def unpredicted(self, *urls: str) -> None:

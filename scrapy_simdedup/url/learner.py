@@ -74,6 +74,12 @@ MAX_OFFERED = 200_000
 """Links with query parameters remembered by page, to tell a page that offers several values
 of one parameter for one path (a switcher); the oldest go."""
 MAX_SWITCHERS = 10_000
+MAX_FOUND = 100_000
+"""Findings of one kind waiting to be announced (a store that keeps failing); past it,
+the others are not told of more."""
+MAX_REANNOUNCED = 500
+"""Switchers announced again with every learned rule, the most recent first, for a worker
+that joined late; older ones it learns only from pages it parses."""
 MAX_SECTIONS_SAMPLED = 1_000
 """Sections per mirror rule whose first would-be skip is fetched as a sample."""
 MAX_PAGED_PATHS = 100_000
@@ -514,7 +520,7 @@ class UrlLearner:
     def unpredicted(self, urls: Iterable[str]) -> None:
         """Pages at ``urls`` were not what their path promised (a soft 404 and the page it
         copies): announced to the other workers, whose bets on them must not settle."""
-        if self.news is not None:
+        if self.news is not None and len(self._found.unpredicted) < MAX_FOUND:
             self._found.unpredicted += urls
 
     def heard(self) -> Findings:
@@ -626,8 +632,8 @@ class UrlLearner:
         (no original is made a copy, no copy is copied: a bet on a bet); the partial copy
         (far fewer known paths, nearly all among the other's: taken for the original, the
         full site's pages it lacks would be bets on pages that never come); the host with
-        clearly fewer of the pair's common pages fetched; the host that copied more often
-        (or, as often, first). The original is never skipped."""
+        clearly fewer of the pair's common pages sent to the downloader; the host that
+        copied more often (or, as often, first). The original is never skipped."""
         if rule.kind != "mirror":
             return False
         reverse = self._find(Rule("mirror", rule.other, other=rule.host))
@@ -784,7 +790,7 @@ class UrlLearner:
         no more bets on it before it is learned, in this crawl."""
         if len(self._refuted) < MAX_RULES:
             self._refuted.add(identity)
-        if self.news is not None:
+        if self.news is not None and len(self._found.refuted) < MAX_FOUND:
             self._found.refuted.append(identity)
 
     def refuted(self, identity: str) -> bool:
@@ -904,7 +910,7 @@ class UrlLearner:
         # Switchers found since, and with every learned rule all of them (the most recent
         # first): a worker that joined late must not skip what the others know switches.
         if learned:
-            self._found.switchers = list(reversed(self._switchers))
+            self._found.switchers = list(reversed(self._switchers))[:MAX_REANNOUNCED]
         self._announce([*reversed(changed), *learned], learned=True, findings=self._found)
         weakened = []
         for announcement in self.news.read():
@@ -930,8 +936,7 @@ class UrlLearner:
         for identity in findings.refuted:
             if len(self._refuted) < MAX_RULES:
                 self._refuted.add(identity)  # its waiting bets: re-issued at the next tick
-        if len(self._heard.unpredicted) < MAX_RULES:
-            self._heard.unpredicted += findings.unpredicted
+        self._heard.unpredicted += findings.unpredicted  # the URL core takes them at once
 
     def _merge(self, remote: Rule, author: str, tally: Tally | None) -> Rule | None:
         """Another worker's rule, taken in: what it saw itself since its last announcement

@@ -114,8 +114,8 @@ class RuleNews:
         findings: Findings | None = None,
     ) -> list[Rule]:
         """Announce ``rules``, each with this worker's own ``tally`` of it, and what
-        ``findings`` one entry holds (taken out of it); returns the rules one entry could
-        not hold (``MAX_RULES_PER_ENTRY``), to announce next time."""
+        ``findings`` one entry holds (taken out of it once written); returns the rules one
+        entry could not hold (``MAX_RULES_PER_ENTRY``), to announce next time."""
         rules = list(rules)
         # With whether a mirror still waits for originals not queued and whether a trap
         # stopped: not evidence (not stored), but this crawl's findings, which the other
@@ -129,12 +129,15 @@ class RuleNews:
             }
             for rule in rules[:MAX_RULES_PER_ENTRY]
         ]
-        found = findings.taken().to_data() if findings else {}
+        head = findings.head() if findings else Findings()
+        found = head.to_data()
         if data or found:
             entry = {"by": self.author, "learned": learned, "rules": data, **found}
             self.store.append(
                 keyspace.RULE_NEWS_COUNT, keyspace.RULE_NEWS, json.dumps(entry).encode(), KEEP
             )
+        if findings:  # only once written: after a store error they go next time
+            findings.drop(head)
         return rules[MAX_RULES_PER_ENTRY:]
 
     def read(self) -> list[Announcement]:
