@@ -314,16 +314,17 @@ class UrlJudge:
             # available" with a 200), an error page, a redirect home. Neither brought the
             # page a rule predicted at its path: no bet settles on them, on any worker.
             self.unpredicted(parts.url, copied.url)
-            if self.mode == "adaptive":  # told to the other workers, at each refresh
-                self.learner.unpredicted((parts.url, copied.url))
         return self.learner.observe(parts, copied)
 
     def unpredicted(self, *urls: str) -> None:
         """Pages fetched at ``urls`` that are not what their path promised: no mirror or
-        parameter bet settles on them (a trap's do: its pages copy each other)."""
+        parameter bet settles on them (a trap's do: its pages copy each other), on any
+        worker of the crawl (told to the others at the next refresh)."""
         for url in urls:
             if url in self.fetched_now and len(self.unpredicted_now) < MAX_REMEMBERED:
                 self.unpredicted_now.add(url)
+        if self.mode == "adaptive":  # only adaptive crawls refresh
+            self.learner.unpredicted(urls)
 
     def heard_unpredicted(self, url: str) -> None:
         """Another worker of the crawl found ``url``'s page not what its path promised."""

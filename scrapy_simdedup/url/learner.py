@@ -684,9 +684,9 @@ class UrlLearner:
 
     def _settled_side(self, rule: Rule) -> bool | None:
         """Whether ``rule.host`` is the copy of ``rule.other`` by the roles they already
-        play in other chosen pairs, or else by their known paths, or else by how much of
-        the pages both have each had fetched (the copy is the one crawled less: its pages
-        still to come are the ones a skip saves); None when none tells."""
+        play in other chosen pairs, or else by their known paths, or else by how many of
+        the pages both have each had sent to the downloader (the copy is the one crawled
+        less: its pages still to come are the ones a skip saves); None when none tells."""
         host_original = self._is_original(rule.host, rule.other)
         other_original = self._is_original(rule.other, rule.host)
         if host_original != other_original:
