@@ -739,3 +739,68 @@ def test_a_parameter_an_earlier_crawl_saw_bring_a_page_of_its_own_never_waits(
         for n in range(8):
             assert _on_its_way(core, f"{ORIGINAL}/news/{n}?tab=t{n}") is None
         assert tally["simdedup/url/gathering"] == 0
+
+
+def test_a_mirrors_requests_wait_once_enough_are_on_their_way_to_learn_it(
+    tmp_path: Path,
+) -> None:
+    """The mirror's first story came back a copy of the original's: of its next nine
+    stories (the original's queued), the two the rule still needs go to the downloader and
+    the rest wait on a bet; its events, a section where no copy was seen yet, are
+    fetched. The two come back copies, the mirror rule is learned with the mirror as the
+    copy, and the bets stand (but for the rule's sample, fetched). Another crawl: a story
+    of the mirror's own comes back new, and every bet is re-issued."""
+    for outcome in ("copies", "own story"):
+        with crawl(tmp_path / outcome) as (core, lot, tally, _):
+            for n in range(10):
+                _page(core, f"{ORIGINAL}/news/{n}")
+            _page(core, f"{MIRROR}/news/0", f"{ORIGINAL}/news/0")
+            stories = [f"{MIRROR}/news/{n}" for n in range(1, 10)]
+            waiting = [url for url in stories if _on_its_way(core, url) is not None]
+            assert waiting == stories[2:] and tally["simdedup/url/probes"] == 2
+            assert set(lot.kept) == set(waiting)
+            # No copy seen in its section: fetched, as a learned rule's first would-be skip
+            # there (a section of the mirror's own, or one where it diverged).
+            for n in range(3):
+                core.scheduled(Seen(f"{ORIGINAL}/events/{n}", ""))
+                assert _on_its_way(core, f"{MIRROR}/events/{n}") is None
+            assert _reissued(core.tick(force=True)) == {}  # not learned yet: still waiting
+            core.fetched(stories[0], stories[0], 200)
+            if outcome == "own story":
+                reissued = _reissued(core.verdict(stories[0], None))
+                reissued |= _reissued(core.tick(force=True))
+                assert set(reissued) == set(waiting) and lot.kept == {}, reissued
+                continue
+            core.verdict(stories[0], f"{ORIGINAL}/news/1")
+            core.fetched(stories[1], stories[1], 200)
+            core.verdict(stories[1], f"{ORIGINAL}/news/2")
+            reissued = _reissued(core.tick(force=True))
+            assert set(reissued.values()) <= {"unconfirmed"} and len(reissued) <= 1, reissued
+            assert _reissued(core.idle()) == {} or len(reissued) == 0
+            standing = [url for url in waiting if url in lot.kept]
+            assert len(standing) >= len(waiting) - 2, standing
+            assert all(not core.bets.get(url).gathering for url in standing)  # type: ignore[union-attr]
+            core.closed("finished")
+            assert tally["simdedup/url/final"] == len(standing)
+
+
+def test_no_mirror_bet_is_made_on_a_host_whose_pages_came_first_as_often(tmp_path: Path) -> None:
+    """A host whose only copy is a shared legal page is not bet on; of two hosts crawled
+    together whose pages each came second once, neither is (which one is the copy is not
+    known yet: a bet on the original would wait on pages of the copy)."""
+    with crawl(tmp_path / "db") as (core, lot, _, _):
+        _page(core, f"{MIRROR}/about")
+        _page(core, f"{ORIGINAL}/about", f"{MIRROR}/about")  # not a content page
+        for n in range(10):
+            core.scheduled(Seen(f"{MIRROR}/news/{n}", ""))
+            assert _on_its_way(core, f"{ORIGINAL}/news/{n}") is None
+        _page(core, f"{ORIGINAL}/x/1")
+        _page(core, f"{MIRROR}/x/1", f"{ORIGINAL}/x/1")
+        _page(core, f"{MIRROR}/x/2")
+        _page(core, f"{ORIGINAL}/x/2", f"{MIRROR}/x/2")
+        for n in range(20, 30):
+            core.scheduled(Seen(f"{MIRROR}/y/{n}", ""))
+            assert _on_its_way(core, f"{ORIGINAL}/y/{n}") is None
+            core.scheduled(Seen(f"{ORIGINAL}/z/{n}", ""))
+            assert _on_its_way(core, f"{MIRROR}/z/{n}") is None
+        assert lot.kept == {}

@@ -602,6 +602,8 @@ class UrlCore(Generic[T]):
                 self._samples.pop(identity, None)
             elif learner.refuted(identity) or (rule is not None and rule.uniques):
                 resolved[identity] = False  # a request of its kind came back new
+            elif rule is not None and learner.chosen_against(rule):
+                resolved[identity] = False  # a mirror pair whose other host is the copy
             elif rule is not None and learner.stands(identity):
                 if not (staged and self._sample_awaited(identity, progress)):
                     resolved[identity] = True

@@ -155,7 +155,7 @@ class UrlJudge:
     def gathering(
         self, parts: UrlParts, ready: Callable[[Rule], bool] | None = None
     ) -> Decision | None:
-        """A skip on a parameter rule still gathering evidence (``UrlLearner.gathering``);
+        """A skip on a rule still gathering evidence (``UrlLearner.gathering``);
         None in strict mode."""
         if self.mode == "strict":
             return None

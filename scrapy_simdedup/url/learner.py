@@ -245,7 +245,7 @@ class Decision:
     sample: bool = False
     counterpart: str | None = None
     pending: bool = False  # a skip whose counterpart is not queued yet: the bet waits for it
-    gathering: bool = False  # a skip on a parameter rule whose evidence is still coming in
+    gathering: bool = False  # a skip on a rule whose evidence is still coming in
 
     @property
     def reason(self) -> str:
@@ -574,11 +574,7 @@ class UrlLearner:
     def _evidence_in(self, mirror: Rule, parts: UrlParts) -> bool:
         """Note that the pair of hosts of ``mirror`` has evidence in ``parts``' section in
         this crawl (a copy seen there, or a sample fetched); whether it had none before."""
-        pair = (
-            (mirror.host, mirror.other)
-            if mirror.host < mirror.other
-            else (mirror.other, mirror.host)
-        )
+        pair = _pair_of(mirror)
         sections = self._sections_here.setdefault(pair, set())
         section = _path(section_template(parts))
         if section in sections or len(sections) >= MAX_SECTIONS_SAMPLED:
@@ -745,6 +741,67 @@ class UrlLearner:
         covered: Container[str],
         ready: Callable[[Rule], bool] | None = None,
     ) -> Decision | None:
+        """A bet made while a rule's first pages are on their way (``UrlCore._gathered``):
+        on a parameter rule (``_gathering_parameter``), else on a mirror rule
+        (``_gathering_mirror``); None when neither applies."""
+        if parts.params:
+            found = self._gathering_parameter(parts, covered, ready)
+            if found is not None:
+                return found
+        return self._gathering_mirror(parts, covered, ready)
+
+    def _gathering_mirror(
+        self,
+        parts: UrlParts,
+        covered: Container[str],
+        ready: Callable[[Rule], bool] | None,
+    ) -> Decision | None:
+        """A skip of ``parts`` on the mirror rule of its host not learned yet, whose pages
+        so far all came back copies of the other host's pages at the same path (of its
+        content pages, more came second than of the other host's): the bet, as a
+        parameter rule's, that its pages on their way say so too. A mirror linked from its
+        home page sends its sections to the downloader before three copies teach the
+        rule, twice as many with two workers (issue 35). Never final while the rule is not
+        learned: once it is, a bet stands if the rule in force skips its URL (this host
+        chosen as the copy), else it is re-issued; a new page of the host (``refute``)
+        or its deadline re-issues it. Only in a section where a copy was seen, and not on
+        a host that is another pair's original."""
+        for rule in self._by_host.get(parts.host, ()):
+            if rule.kind != "mirror" or rule.host != parts.host:
+                continue
+            reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+            if (
+                rule.identity in self._refuted
+                or rule.uniques
+                or rule.stopped
+                or (reverse is not None and (reverse.uniques or reverse.chosen))
+                or rule.content_duplicates
+                <= (reverse.content_duplicates if reverse is not None else 0)
+                or self._learned(rule)  # learned: ``decide`` judged it
+                or self._is_original(rule.host, rule.other)
+            ):
+                continue
+            counterpart = parts.with_host(rule.other)
+            if (
+                counterpart in covered
+                and self._section_seen(rule, parts)
+                and (ready is None or ready(rule))
+            ):
+                return Decision(True, rule, counterpart=counterpart, gathering=True)
+        return None
+
+    def _section_seen(self, mirror: Rule, parts: UrlParts) -> bool:
+        """Whether the pair of hosts of ``mirror`` has evidence in ``parts``' section in
+        this crawl (``_evidence_in``), without noting any: a section of the mirror's own,
+        or one where it diverged, has its first page fetched, as a learned rule's sample."""
+        return _path(section_template(parts)) in self._sections_here.get(_pair_of(mirror), ())
+
+    def _gathering_parameter(
+        self,
+        parts: UrlParts,
+        covered: Container[str],
+        ready: Callable[[Rule], bool] | None,
+    ) -> Decision | None:
         """A skip of ``parts`` on a parameter rule of its host not learned yet, whose
         copies so far all said the parameter changes nothing here: a bet, made while the
         rule's first pages are on their way, that they will say so too (``UrlCore`` makes
@@ -757,8 +814,6 @@ class UrlLearner:
         such rule applies: a value or path that brought a new page, a switcher, a page
         past the first; or ``ready`` says the rule does not skip yet (asked before the
         counterpart, which may cost a store read)."""
-        if not parts.params:
-            return None
         template = section_template(parts)
         section = _path(template)
         present = {name for name, _ in parts.params}
@@ -797,9 +852,23 @@ class UrlLearner:
         return identity in self._refuted
 
     def needs(self, rule: Rule) -> int:
-        """Copies in a row the parameter rule ``rule`` still needs to be learned (at least
-        one)."""
-        return max(1, self.min_evidence - rule.streak)
+        """Copies in a row ``rule`` still needs to be learned (at least one); a mirror's,
+        of content pages, counted either way between its two hosts."""
+        if rule.kind != "mirror":
+            return max(1, self.min_evidence - rule.streak)
+        reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+        streak, content = rule.streak, rule.content_duplicates
+        if reverse is not None:
+            streak, content = streak + reverse.streak, content + reverse.content_duplicates
+        return max(1, self.min_evidence - min(streak, content))
+
+    def chosen_against(self, rule: Rule) -> bool:
+        """Whether the mirror pair of ``rule`` is learned with the other host as the copy:
+        a bet made on ``rule`` while it gathered evidence cannot stand."""
+        if rule.kind != "mirror":
+            return False
+        reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+        return reverse is not None and reverse.chosen and not rule.chosen
 
     def observe(self, parts: UrlParts, original: UrlParts | None) -> list[Rule]:
         """A content verdict: ``parts`` duplicated ``original``, or was new (None).
@@ -1151,6 +1220,12 @@ def _past_first_page(rule: Rule, parts: UrlParts) -> bool:
 def _on_host(url: str, parts: UrlParts, host: str) -> str:
     """``url``, a URL on ``parts.host``, on ``host`` instead."""
     return f"{parts.scheme}://{host}{url[len(parts.scheme) + 3 + len(parts.host) :]}"
+
+
+def _pair_of(mirror: Rule) -> tuple[str, str]:
+    """A mirror rule's two hosts, in one order whichever way the rule goes."""
+    first, second = sorted((mirror.host, mirror.other))
+    return first, second
 
 
 def _path(template: str) -> str:
