@@ -765,6 +765,10 @@ def test_a_mirrors_requests_wait_once_enough_are_on_their_way_to_learn_it(
                 core.scheduled(Seen(f"{ORIGINAL}/events/{n}", ""))
                 assert _on_its_way(core, f"{MIRROR}/events/{n}") is None
             assert _reissued(core.tick(force=True)) == {}  # not learned yet: still waiting
+            # A link that fails on the original meanwhile was on the pages waiting too: it
+            # is followed on the mirror as soon as it fails, not once the rule stands.
+            mirrors = core.judge.copying_mirrors("a.example", core.betting_on)
+            assert [rule.describe() for rule in mirrors] == ["m.example mirrors a.example"]
             core.fetched(stories[0], stories[0], 200)
             if outcome == "own story":
                 reissued = _reissued(core.verdict(stories[0], None))
@@ -785,22 +789,34 @@ def test_a_mirrors_requests_wait_once_enough_are_on_their_way_to_learn_it(
 
 
 def test_no_mirror_bet_is_made_on_a_host_whose_pages_came_first_as_often(tmp_path: Path) -> None:
-    """A host whose only copy is a shared legal page is not bet on; of two hosts crawled
-    together whose pages each came second once, neither is (which one is the copy is not
-    known yet: a bet on the original would wait on pages of the copy)."""
-    with crawl(tmp_path / "db") as (core, lot, _, _):
+    """A host whose only copy is a shared legal page is not bet on; nor, when two shops
+    share their legal pages, are the pages of their top level (hubs) or of a section where
+    no page was seen copied; of two hosts crawled together whose pages each came second
+    once in a section, neither is there (which one is the copy is not known yet: a bet on
+    the original would wait on pages of the copy)."""
+    with crawl(tmp_path / "legal") as (core, lot, _, _):
         _page(core, f"{MIRROR}/about")
         _page(core, f"{ORIGINAL}/about", f"{MIRROR}/about")  # not a content page
         for n in range(10):
             core.scheduled(Seen(f"{MIRROR}/news/{n}", ""))
             assert _on_its_way(core, f"{ORIGINAL}/news/{n}") is None
+        _page(core, f"{MIRROR}/legal/imprint")
+        _page(core, f"{ORIGINAL}/legal/imprint", f"{MIRROR}/legal/imprint")
+        for path in ("/collections", "/events", "/collections/shoes", "/events/1"):
+            core.scheduled(Seen(f"{MIRROR}{path}", ""))
+            assert _on_its_way(core, f"{ORIGINAL}{path}") is None
+        for page in ("privacy", "returns", "refunds"):  # where the copy was seen
+            core.scheduled(Seen(f"{MIRROR}/legal/{page}", ""))
+            _on_its_way(core, f"{ORIGINAL}/legal/{page}")
+        assert set(lot.kept) == {f"{ORIGINAL}/legal/refunds"}  # after the rule's two probes
+    with crawl(tmp_path / "together") as (core, lot, _, _):
         _page(core, f"{ORIGINAL}/x/1")
         _page(core, f"{MIRROR}/x/1", f"{ORIGINAL}/x/1")
         _page(core, f"{MIRROR}/x/2")
         _page(core, f"{ORIGINAL}/x/2", f"{MIRROR}/x/2")
         for n in range(20, 30):
-            core.scheduled(Seen(f"{MIRROR}/y/{n}", ""))
-            assert _on_its_way(core, f"{ORIGINAL}/y/{n}") is None
-            core.scheduled(Seen(f"{ORIGINAL}/z/{n}", ""))
-            assert _on_its_way(core, f"{MIRROR}/z/{n}") is None
+            core.scheduled(Seen(f"{MIRROR}/x/{n}", ""))
+            assert _on_its_way(core, f"{ORIGINAL}/x/{n}") is None
+            core.scheduled(Seen(f"{ORIGINAL}/x/{n + 20}", ""))
+            assert _on_its_way(core, f"{MIRROR}/x/{n + 20}") is None
         assert lot.kept == {}

@@ -755,6 +755,8 @@ class UrlCore(Generic[T]):
             if decision.gathering:
                 self._gathering.add(rule.identity)
                 self.tally.inc_value(keys.URL_GATHERING)
+                if rule.kind == "mirror":  # a path of its host all the same (``SiteSizes``)
+                    self.judge.learner.sizes.add(parts.url)
         self.tally.inc_value(keys.url_skipped(decision.reason))
         self.tally.inc_value(keys.URL_CHECKED)  # judged and skipped: checked, once
         if decision.pending:

@@ -173,13 +173,13 @@ class UrlJudge:
         return FETCH
 
     def copying_mirrors(self, host: str, betting: Callable[[str], bool]) -> list[Rule]:
-        """The mirror rules in force that take ``host`` for the original and skipped pages
-        on this crawl's bets (``betting(rule)``: the rule holds some). A link that failed
-        on ``host`` was on those skipped copies too: plain Scrapy would have followed it
-        there."""
+        """The mirror rules that take ``host`` for the original and skipped pages on this
+        crawl's bets (``betting(rule)``: the rule holds some), learned or still learning
+        (``UrlLearner.gathering``). A link that failed on ``host`` was on those skipped
+        copies too: plain Scrapy would have followed it there."""
         if self.mode != "adaptive":
             return []
-        return [rule for rule in self.learner.copies_of(host) if betting(rule.identity)]
+        return [rule for rule in self.learner.mirrors_of(host) if betting(rule.identity)]
 
     def wanted_copy(self, failed: UrlParts, mirror: Rule, *, came: bool = False) -> str | None:
         """``failed`` on the mirror of ``mirror``, unless this crawl has fetched, queued,

@@ -308,6 +308,8 @@ class UrlLearner:
         self._heard = Findings()
         # a mirror's two hosts -> the sections where this crawl has evidence of the pair
         self._sections_here: dict[tuple[str, str], set[str]] = {}
+        # A mirror pair's two hosts -> the sections where a content page was seen copied.
+        self._copied_sections: dict[tuple[str, str], set[str]] = {}
         # (pattern rule, path): a page past the first copied there in this crawl
         self._paged_here: set[tuple[str, str]] = set()
         # parameter rules a request fetched while they gathered evidence came back new
@@ -365,6 +367,11 @@ class UrlLearner:
     def copies_of(self, host: str) -> list[Rule]:
         """The mirror rules in force that take ``host`` for the original."""
         return [rule for rule in self._mirrors_of.get(host, ()) if self.stands(rule.identity)]
+
+    def mirrors_of(self, host: str) -> list[Rule]:
+        """The mirror rules that take ``host`` for the original, learned or not (one still
+        learning may hold bets: ``gathering``)."""
+        return list(self._mirrors_of.get(host, ()))
 
     def decide(
         self,
@@ -582,6 +589,14 @@ class UrlLearner:
         sections.add(section)
         return self.first_section is None or self.first_section(pair, section)
 
+    def _copied_in(self, mirror: Rule, parts: UrlParts) -> None:
+        """Note that a content page of ``parts``' section was found copied between the two
+        hosts of ``mirror`` in this crawl: the section where their requests may wait while
+        the rule is learned (``_gathering_mirror``)."""
+        sections = self._copied_sections.setdefault(_pair_of(mirror), set())
+        if len(sections) < MAX_SECTIONS_SAMPLED:
+            sections.add(_path(section_template(parts)))
+
     def _sample_interval(self, rule: Rule) -> int:
         """One in this many would-be skips is fetched: one in as many copies as the rule
         rests on (a mirror: copies either way between its two hosts) while that is fewer
@@ -764,37 +779,34 @@ class UrlLearner:
         rule, twice as many with two workers (issue 35). Never final while the rule is not
         learned: once it is, a bet stands if the rule in force skips its URL (this host
         chosen as the copy), else it is re-issued; a new page of the host (``refute``)
-        or its deadline re-issues it. Only in a section where a copy was seen, and not on
-        a host that is another pair's original."""
+        or its deadline re-issues it. Only in a section below the top level where a
+        content page was seen copied (a section of the mirror's own, or one where it
+        diverged, has its first page fetched, as a learned rule's sample; one shared
+        ``/terms`` says nothing of a site's hubs), and not on a host that is another
+        pair's original, nor one whose other host is another pair's copy."""
+        section = _path(section_template(parts))
+        if not section:  # a site's top level: its hubs, /about, /terms
+            return None
         for rule in self._by_host.get(parts.host, ()):
-            if rule.kind != "mirror" or rule.host != parts.host:
+            if rule.kind != "mirror" or rule.host != parts.host or rule.uniques or rule.stopped:
                 continue
             reverse = self._find(Rule("mirror", rule.other, other=rule.host))
             if (
                 rule.identity in self._refuted
-                or rule.uniques
-                or rule.stopped
                 or (reverse is not None and (reverse.uniques or reverse.chosen))
                 or rule.content_duplicates
                 <= (reverse.content_duplicates if reverse is not None else 0)
-                or self._learned(rule)  # learned: ``decide`` judged it
+                or section not in self._copied_sections.get(_pair_of(rule), ())
                 or self._is_original(rule.host, rule.other)
+                or self._is_copy(rule.other, rule.host)  # the other host is the copy then
+                or self._learned(rule)  # learned: ``decide`` judged it
+                or (ready is not None and not ready(rule))
             ):
                 continue
             counterpart = parts.with_host(rule.other)
-            if (
-                counterpart in covered
-                and self._section_seen(rule, parts)
-                and (ready is None or ready(rule))
-            ):
+            if counterpart in covered:
                 return Decision(True, rule, counterpart=counterpart, gathering=True)
         return None
-
-    def _section_seen(self, mirror: Rule, parts: UrlParts) -> bool:
-        """Whether the pair of hosts of ``mirror`` has evidence in ``parts``' section in
-        this crawl (``_evidence_in``), without noting any: a section of the mirror's own,
-        or one where it diverged, has its first page fetched, as a learned rule's sample."""
-        return _path(section_template(parts)) in self._sections_here.get(_pair_of(mirror), ())
 
     def _gathering_parameter(
         self,
@@ -889,6 +901,8 @@ class UrlLearner:
                 rule.exemplar = original.url
             elif rule.kind == "mirror":
                 self._evidence_in(rule, parts)
+                if content_page:
+                    self._copied_in(rule, parts)
             self._save(rule)
         self._changed()
         return []
