@@ -31,6 +31,12 @@ def _copy(learner: UrlLearner, fetched: Fetched, copy: str, original: str) -> No
     learner.observe(url_parts(copy), url_parts(original))
 
 
+def _standing_mirror(learner: UrlLearner) -> Rule:
+    """The mirror rule in force that takes the original for its original."""
+    (rule,) = [r for r in learner.mirrors_of("a.example") if learner.stands(r.identity)]
+    return rule
+
+
 def _mirror_learned(learner: UrlLearner, fetched: Fetched, section: str = "p") -> None:
     """Three pages of ``section`` on the mirror copied the original's: the mirror rule is
     learned (at ``min_evidence=3``)."""
@@ -287,7 +293,7 @@ def test_a_diverged_mirrors_months_are_not_its_originals_trap_to_skip() -> None:
     _mirror_learned(learner, fetched)
     first = _monthly_copies(learner, fetched, 7)
     assert learner.decide(url_parts(f"{ORIGINAL}/events/2027-03.html"), fetched).reason == "trap"
-    learner.copies_of("a.example")[0].waits = False
+    _standing_mirror(learner).waits = False
     for month in ("2027-03", "2027-04", "2027-05"):
         decision = learner.decide(url_parts(f"{MIRROR}/events/{month}.html"), fetched)
         assert not decision.skip and not decision.sample, (month, decision)
@@ -318,7 +324,7 @@ def test_a_mirrors_section_of_its_own_waits_for_its_original_not_its_own_first_p
         assert decision.reason == "mirror" and (decision.pending or decision.sample), path
     # Its first page came back new: the mirror rule waits for no original not queued any
     # more. The inherited rule still does not decide: the original has no /tag/local.
-    mirror_rule = learner.copies_of("a.example")[0]
+    mirror_rule = _standing_mirror(learner)
     mirror_rule.waits = False
     for path in pages:
         assert not learner.decide(url_parts(MIRROR + path), fetched, awaited=awaited).skip, path

@@ -752,8 +752,9 @@ def test_a_mirrors_requests_wait_once_enough_are_on_their_way_to_learn_it(
     of the mirror's own comes back new, and every bet is re-issued."""
     for outcome in ("copies", "own story"):
         with crawl(tmp_path / outcome) as (core, lot, tally, _):
-            for n in range(10):
+            for n in range(9):
                 _page(core, f"{ORIGINAL}/news/{n}")
+            core.scheduled(Seen(f"{ORIGINAL}/news/9", ""))  # queued, still to come
             _page(core, f"{MIRROR}/news/0", f"{ORIGINAL}/news/0")
             stories = [f"{MIRROR}/news/{n}" for n in range(1, 10)]
             waiting = [url for url in stories if _on_its_way(core, url) is not None]
@@ -769,6 +770,10 @@ def test_a_mirrors_requests_wait_once_enough_are_on_their_way_to_learn_it(
             # is followed on the mirror as soon as it fails, not once the rule stands.
             mirrors = core.judge.copying_mirrors("a.example", core.betting_on)
             assert [rule.describe() for rule in mirrors] == ["m.example mirrors a.example"]
+            # A counterpart that fails re-issues the request waiting on it, at once.
+            failed = _reissued(core.fetched(f"{ORIGINAL}/news/9", "", 404))
+            assert failed == {f"{MIRROR}/news/9": "counterpart_failed"}, failed
+            waiting.remove(f"{MIRROR}/news/9")
             core.fetched(stories[0], stories[0], 200)
             if outcome == "own story":
                 reissued = _reissued(core.verdict(stories[0], None))

@@ -343,7 +343,7 @@ class UrlLearner:
     def _learned(self, rule: Rule) -> bool:
         """``rule.learned``; for a mirror, from the copies either way between its two hosts
         (fetched at once, either host's copy may come second)."""
-        reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+        reverse = self._reverse(rule)
         if rule.kind != "mirror" or reverse is None:
             return rule.learned(self.min_evidence)
         pair = Rule(
@@ -363,10 +363,6 @@ class UrlLearner:
         """Whether the rule ``identity`` is still learned (and, for a mirror, chosen)."""
         rule = self._rules.get(identity)
         return rule is not None and rule in self._in_force(rule.host)
-
-    def copies_of(self, host: str) -> list[Rule]:
-        """The mirror rules in force that take ``host`` for the original."""
-        return [rule for rule in self._mirrors_of.get(host, ()) if self.stands(rule.identity)]
 
     def mirrors_of(self, host: str) -> list[Rule]:
         """The mirror rules that take ``host`` for the original, learned or not (one still
@@ -604,7 +600,7 @@ class UrlLearner:
         more URLs unchecked."""
         evidence = rule.duplicates
         if rule.kind == "mirror":
-            reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+            reverse = self._reverse(rule)
             evidence += reverse.duplicates if reverse else 0
         return max(2, min(self.sample_every, 2 * evidence))
 
@@ -647,7 +643,7 @@ class UrlLearner:
         copied more often (or, as often, first). The original is never skipped."""
         if rule.kind != "mirror":
             return False
-        reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+        reverse = self._reverse(rule)
         if rule.chosen:
             return False
         if reverse is not None and reverse.chosen:
@@ -790,7 +786,7 @@ class UrlLearner:
         for rule in self._by_host.get(parts.host, ()):
             if rule.kind != "mirror" or rule.host != parts.host or rule.uniques or rule.stopped:
                 continue
-            reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+            reverse = self._reverse(rule)
             if (
                 rule.identity in self._refuted
                 or (reverse is not None and (reverse.uniques or reverse.chosen))
@@ -868,7 +864,7 @@ class UrlLearner:
         of content pages, counted either way between its two hosts."""
         if rule.kind != "mirror":
             return max(1, self.min_evidence - rule.streak)
-        reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+        reverse = self._reverse(rule)
         streak, content = rule.streak, rule.content_duplicates
         if reverse is not None:
             streak, content = streak + reverse.streak, content + reverse.content_duplicates
@@ -879,7 +875,7 @@ class UrlLearner:
         a bet made on ``rule`` while it gathered evidence cannot stand."""
         if rule.kind != "mirror":
             return False
-        reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+        reverse = self._reverse(rule)
         return reverse is not None and reverse.chosen and not rule.chosen
 
     def observe(self, parts: UrlParts, original: UrlParts | None) -> list[Rule]:
@@ -1050,7 +1046,7 @@ class UrlLearner:
             if path not in local.paths and len(local.paths) < MAX_SPECIFIC_VALUES:
                 local.paths = (*local.paths, path)
         if remote.chosen and not local.chosen:  # its direction, unless this one chose
-            reverse = self._find(Rule("mirror", local.other, other=local.host))
+            reverse = self._reverse(local)
             local.chosen = reverse is None or not reverse.chosen
         return local
 
@@ -1058,7 +1054,7 @@ class UrlLearner:
         """The rules and, for mirrors, their reverses: a mirror is learned from both."""
         found = {rule.identity: rule for rule in rules}
         for rule in list(found.values()):
-            reverse = self._find(Rule("mirror", rule.other, other=rule.host))
+            reverse = self._reverse(rule)
             if rule.kind == "mirror" and reverse is not None:
                 found.setdefault(reverse.identity, reverse)
         return list(found.values())
@@ -1121,6 +1117,10 @@ class UrlLearner:
 
     def _find(self, probe: Rule) -> Rule | None:
         return self._rules.get(probe.identity)
+
+    def _reverse(self, mirror: Rule) -> Rule | None:
+        """The mirror rule of the same two hosts the other way, if any."""
+        return self._find(Rule("mirror", mirror.other, other=mirror.host))
 
     def _find_or_add(self, probe: Rule) -> Rule | None:
         found = self._find(probe)
