@@ -34,6 +34,7 @@ URL_FETCHED = "simdedup/url/fetched"
 URL_SAMPLED = "simdedup/url/sampled"
 URL_PARKED = "simdedup/url/parked"  # skipped on a bet, held until it is settled
 URL_PENDING = "simdedup/url/pending"  # skips waiting for a counterpart not yet queued
+URL_AWAITED = "simdedup/url/awaited_at_idle"  # held at idle for evidence on its way
 URL_EXTENDED = "simdedup/url/extended"  # pending bets given longer: their original is near
 URL_GATHERING = "simdedup/url/gathering"  # skips on a rule not learned yet
 URL_PROBES = "simdedup/url/probes"  # requests fetched to learn such a rule meanwhile

@@ -22,9 +22,9 @@ from scrapy_simdedup.judges.verdict import Verdict
 from scrapy_simdedup.scrapy_layer.state import leftover_parked
 from scrapy_simdedup.url.actions import Reissue, Seen, Skip
 from scrapy_simdedup.url.bets import Bet
-from scrapy_simdedup.url.core import UrlCore
+from scrapy_simdedup.url.core import AWAIT_OTHERS_SECONDS, SAMPLE_WAIT_SECONDS, UrlCore
 from scrapy_simdedup.url.judge import UrlJudge
-from tests.test_url_core import Lot, Tally, _reissued
+from tests.test_url_core import Clock, Lot, Tally, _reissued
 
 A, B, C = "http://a.test/1", "http://a.test/2", "http://b.test/1"
 
@@ -118,6 +118,25 @@ def test_a_bet_relying_on_a_bet_settles_on_the_last_counterpart(store: RedisStor
     assert crawl.brought(C)
     assert crawl.claim_reissue(B)  # re-issued: its own fetch decides now
     assert not crawl.brought(C)
+
+
+def test_a_page_is_on_its_way_from_its_claim_until_it_is_answered_or_fails(
+    store: RedisStore,
+) -> None:
+    crawl = join_crawl(store, worker(store, "w1")).record
+    other = join_crawl(store, worker(store, "w2")).record
+    assert not other.on_its_way(A)  # queued only: not on its way
+    crawl.queued(A)
+    assert not other.on_its_way(A)
+    assert crawl.claim_fetch(A) and other.on_its_way(A)
+    crawl.bet(C, B)
+    crawl.bet(B, A)
+    assert other.on_its_way(C)  # a bet relying on a bet: the last counterpart's
+    crawl.fetched(A)
+    assert not other.on_its_way(A) and not other.on_its_way(C)
+    assert crawl.claim_reissue(B) and other.on_its_way(C)  # re-issued: on its way itself
+    crawl.failed(B)
+    assert not other.on_its_way(B) and not other.on_its_way(C)
 
 
 def test_a_reissued_url_is_fetched_once_per_crawl(store: RedisStore) -> None:
@@ -396,6 +415,109 @@ def test_a_rule_another_workers_probe_refuted_reissues_the_requests_waiting_on_i
         assert _heard(first, second) == dict.fromkeys(waiting, "unconfirmed")
 
 
+def test_idle_waits_for_a_counterpart_another_worker_has_on_its_way(redis_url: str) -> None:
+    """The first worker holds the mirror's pages on bets relying on the original's, which
+    the second worker took from the shared queue and has on its way to the downloader.
+    The first goes idle (nothing left in the shared queue): re-issuing them then fetched
+    copies the second was bringing (up to 79 in a crawl of the trap site). They wait,
+    and the worker stays open; the page that comes settles its bet, the one that fails
+    re-issues its bet at once, and one never answered (its worker killed) is re-issued
+    after ``AWAIT_OTHERS_SECONDS``. A worker alone waits for nothing at idle."""
+    original, mirror = "http://a.test", "http://m.test"
+    clock = Clock()
+    with _two_workers(redis_url, "onway", lambda name: Lot(), clock) as (first, second):
+        _learn_mirror(first, original, mirror)
+        first.workers = second.workers = 2
+        for n in (7, 8, 9):
+            counterpart = f"{original}/p/{n}"
+            assert not isinstance(second.scheduled(Seen(counterpart, "queued")), Skip)
+            assert second.claim_fetch(counterpart)  # on its way to the second's downloader
+            skip = first.scheduled(Seen(f"{mirror}/p/{n}", "copy"))
+            assert isinstance(skip, Skip) and skip.counterpart == counterpart, skip
+        assert _reissued(first.idle()) == {} and first.awaiting
+        assert first.tally["simdedup/url/awaited_at_idle"] == 3  # type: ignore[attr-defined]
+        _judged_on_its_way(second, f"{original}/p/8")
+        second.fetched(f"{original}/p/9", "gone", 404)
+        clock.now = 6.0
+        assert _reissued(first.idle()) == {f"{mirror}/p/9": "unsettled"} and first.awaiting
+        clock.now = AWAIT_OTHERS_SECONDS + 1
+        assert _reissued(first.idle()) == {f"{mirror}/p/7": "unsettled"}
+        assert not first.awaiting
+        # Alone (the other worker left): what has not come is re-issued at idle at once.
+        first.workers = 1
+        assert not isinstance(second.scheduled(Seen(f"{original}/p/5", "queued")), Skip)
+        assert second.claim_fetch(f"{original}/p/5")
+        skip = first.scheduled(Seen(f"{mirror}/p/5", "copy"))
+        assert isinstance(skip, Skip), skip
+        assert _reissued(first.idle()) == {f"{mirror}/p/5": "unsettled"}
+        assert not first.awaiting
+        first.closed("finished")
+        assert first.tally["simdedup/url/final"] == 1  # type: ignore[attr-defined]
+
+
+def test_idle_waits_for_a_rule_another_worker_is_still_teaching(redis_url: str) -> None:
+    """Both workers gather ``?sid=`` requests while the rule is learned; the first
+    worker's probes came back copies and it goes idle while the second's are in the second's
+    downloader. Its waiting requests are held, not re-issued (28 fetched for nothing in a
+    crawl of the trap site), until it hears that the second's copies taught the rule:
+    they stand then, as on one worker. Heard of nothing within ``SAMPLE_WAIT_SECONDS``,
+    they are re-issued."""
+    site = "http://a.test"
+    clock = Clock()
+    with _two_workers(redis_url, "teach", lambda name: Lot(), clock) as (first, second):
+        first.workers = second.workers = 2
+        for core, numbers in ((first, range(12)), (second, range(12, 24))):
+            for n in numbers:
+                _judged(core, f"{site}/docs/{n}")
+        sent, waiting = [], []
+        for n in range(12):
+            variant = f"{site}/docs/{n}?sid=s{n}"
+            answer = first.scheduled(Seen(variant, variant))
+            if not isinstance(answer, Skip):
+                answer = first.downloading(Seen(variant, variant))
+            (waiting if isinstance(answer, Skip) else sent).append(variant)
+        assert waiting and sent, (waiting, sent)
+        for variant in sent:  # its share came back copies; the rule needs the second's
+            first.fetched(variant, variant, 200)
+            assert first.crawl is not None
+            in_crawl(Verdict(variant, variant.split("?")[0]), first.crawl)
+            first.verdict(variant, variant.split("?")[0])
+        probe = _reissued(first.idle())  # its share of the one copy the rule still needs
+        assert list(probe.values()) == ["probe"] and first.awaiting, probe
+        waiting = [url for url in waiting if url not in probe]
+        for n in range(12, 15):  # the second worker's copies teach the rule
+            _judged(second, f"{site}/docs/{n}?sid=x{n}", f"{site}/docs/{n}")
+        deadline = time.monotonic() + 10
+        while first.awaiting and time.monotonic() < deadline:
+            time.sleep(0.3)  # past the news' refresh interval
+            second.refresh()
+            assert "unsettled" not in _reissued(first.idle()).values()
+        assert not first.awaiting, "the first worker never heard the rule was learned"
+        first.closed("finished")
+        assert first.tally["simdedup/url/final"] >= len(waiting) - 1  # type: ignore[attr-defined]
+        # A rule nobody teaches: held SAMPLE_WAIT_SECONDS, then re-issued.
+        held = []
+        for n in range(12):
+            variant = f"{site}/docs/{n}?tab=t{n}"
+            answer = second.scheduled(Seen(variant, variant))
+            if not isinstance(answer, Skip):
+                answer = second.downloading(Seen(variant, variant))
+            if isinstance(answer, Skip):
+                held.append(variant)
+        assert held
+        assert _reissued(second.idle()) == {} and second.awaiting
+        clock.now += SAMPLE_WAIT_SECONDS + 1
+        assert _reissued(second.idle()) == dict.fromkeys(held, "unsettled")
+
+
+def _judged_on_its_way(core: UrlCore[str], url: str) -> None:
+    """``url``, already on its way on ``core``'s worker, answers 200 and is judged new."""
+    core.fetched(url, url, 200)
+    assert core.crawl is not None
+    in_crawl(Verdict(url), core.crawl)
+    core.verdict(url, None)
+
+
 class SharedLot(Lot):
     """Parked requests every worker of the crawl sees, each marked with its worker (as
     the index's ``P`` records are)."""
@@ -478,7 +600,7 @@ def test_a_reissue_the_closing_engine_cannot_take_is_kept_only_on_a_crawl_of_its
 
 @contextmanager
 def _two_workers(
-    redis_url: str, prefix: str, lot: Callable[[str], Lot]
+    redis_url: str, prefix: str, lot: Callable[[str], Lot], clock: Clock | None = None
 ) -> Iterator[tuple[UrlCore[str], UrlCore[str]]]:
     """Two workers' URL cores on one Redis index, each wired to the crawl's record as the
     middleware wires them."""
@@ -492,7 +614,7 @@ def _two_workers(
                 index, mode="adaptive", max_distance=3, expected_size=1_000,
                 min_evidence=3, sample_every=1000,
             )  # fmt: skip
-            core = UrlCore(judge, lot(name), Tally(), drop=True)
+            core = UrlCore(judge, lot(name), Tally(), drop=True, clock=clock or time.monotonic)
             record = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
             core.crawl = judge.crawl = record
             core.opened()

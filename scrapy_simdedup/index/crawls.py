@@ -8,6 +8,8 @@ per event under the crawl's id (``keyspace.CRAWL_MARKS``):
 
 * ``queued``: let into the crawl's scheduler (a queue the workers share, scrapy-redis's);
 * ``fetched``: answered 2xx;
+* ``failed``: sent to the downloader and brought no page (an error, a non-2xx status, or
+  another component ignored it): no longer on its way;
 * ``judged``: its content verdict arrived (the value says whether it was barren: a copy of a
   page this crawl did not keep); until then a fetch is no evidence for the URL rules;
 * ``kept``: its page is in the crawl's feed (judged new, or a re-visit);
@@ -51,6 +53,7 @@ KEPT = b"k"
 BET = b"p"
 MAX_CHAIN = 8  # bets relying on bets, followed across workers (as ``url/bets.py`` does)
 CLAIMED = b"r"
+FAILED = b"x"
 SECTION = b"s"
 BEFORE = b"n"  # no URL after it: the URLs the index held at the crawl's start
 _BY_FETCH = b"f"  # a claim's value: taken on the way to the downloader
@@ -105,6 +108,25 @@ class CrawlRecord:
 
     def fetched(self, url: str) -> None:
         self.store.write({self._key(FETCHED, url): b""})
+
+    def failed(self, url: str) -> None:
+        """``url`` was sent to the downloader and brought no page."""
+        self.store.write({self._key(FAILED, url): b""})
+
+    def on_its_way(self, url: str) -> bool:
+        """Whether a worker of this crawl has ``url``, or the page a bet on it relies on,
+        on its way to the downloader now (claimed, neither answered 2xx nor failed): a bet
+        relying on it settles once it comes, and another worker's idle need not re-issue
+        it meanwhile."""
+        for _ in range(MAX_CHAIN):
+            keys = [self._key(CLAIMED, url), self._key(FETCHED, url), self._key(FAILED, url)]
+            claimed, fetched, failed, bet = self.store.get_many([*keys, self._key(BET, url)])
+            if claimed is not None:
+                return fetched is None and failed is None
+            if bet is None:
+                return False
+            url = bet.decode("utf-8", "surrogatepass")
+        return False
 
     def requested_urls(self, host: str, limit: int) -> list[str]:
         """URLs of ``host`` any worker of this crawl sent to the downloader (fetched, on

@@ -341,8 +341,9 @@ class UrlSimHashMiddleware:
         """Before the crawl ends: re-issue every bet that cannot be final."""
         if self.core is None or self.state.failed:
             return
+        self._count_workers()  # a worker that closed no longer has anything on its way
         reissued = self._carry_out(self._guarded(self.core.idle) or [])
-        if self._adopt() or reissued:
+        if self._adopt() or reissued or self.core.awaiting:
             raise DontCloseSpider
 
     def spider_closed(self, reason: str = "finished") -> None:

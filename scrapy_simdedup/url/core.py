@@ -61,6 +61,9 @@ COUNT_RULES_EVERY = 1.0
 TICK_SECONDS = 0.25
 """How often, at most, deadlines are looked at on the way to the downloader (each fetched
 page looks: a budget in pages is spent that fast)."""
+AWAIT_OTHERS_SECONDS = 60.0
+"""At idle on a crawl several workers share, a bet whose counterpart another worker has on
+its way waits this long at most for it (the other worker may have been killed with it)."""
 SAMPLE_WAIT_SECONDS = 10.0
 """A rule's bets made while it gathered evidence are confirmed a stage at a time, each
 stage ending at the rule's sample; the next stage waits this long at most for the sample's
@@ -149,6 +152,8 @@ class UrlCore(Generic[T]):
         # Its workers, this one included, as their heartbeats last said (1 on a store of
         # its own): they share one queue, so each sends its share of a rule's probes.
         self.workers = 1
+        # Held at idle for evidence on its way (``_held_at_idle``): URL -> held since.
+        self._awaited: dict[str, float] = {}
         self.resumed = False  # a job's later run (JOBDIR), on a store of its own
         self.follows_failed = False  # failed links are followed on mirrors (adaptive, dropping)
 
@@ -249,8 +254,7 @@ class UrlCore(Generic[T]):
         if parts is None:
             return actions
         if not 200 <= status < 300:
-            self.probes.done(parts.url)
-            return actions + self._lost(parts.url, "counterpart_failed", follow=True)
+            return actions + self._fetch_failed(parts.url)
         self._guarded(self.judge.fetched, parts)
         self.tally.inc_value(keys.URL_FETCHED)
         if self.revisits or self.follows_failed:
@@ -266,8 +270,15 @@ class UrlCore(Generic[T]):
         parts = self._judged(url)
         if parts is None or parts.url in self.bets:
             return []
-        self.probes.done(parts.url)
-        return self._lost(parts.url, "counterpart_failed", follow=True)
+        return self._fetch_failed(parts.url)
+
+    def _fetch_failed(self, url: str) -> list[Action[T]]:
+        """``url`` went to the downloader and brought no page: no longer on its way for
+        any worker of the crawl, and the bets relying on it are re-issued."""
+        self.probes.done(url)
+        if self.crawl is not None:
+            self._guarded(self.crawl.failed, url)
+        return self._lost(url, "counterpart_failed", follow=True)
 
     def dropped(self, url: str) -> list[Action[T]]:
         """Scrapy's scheduler refused a request queued here (its dupefilter): it will not
@@ -411,9 +422,51 @@ class UrlCore(Generic[T]):
         progress = self._progress()
         actions += self._guarded(lambda: self._confirm_gathered(progress, staged=False)) or []
         unsettled = self.bets.unsettled(self.judge.learner.stands, self.judge.settles)
+        unsettled = self._held_at_idle(unsettled)
         actions += self._reissue([bet for bet in unsettled if not bet.rule], "interrupted")
         actions += self._reissue([bet for bet in unsettled if bet.rule], "unsettled")
         return actions
+
+    @property
+    def awaiting(self) -> bool:
+        """Whether the last ``idle`` held bets for evidence on its way (``_held_at_idle``):
+        the crawl stays open until it comes, or the wait runs out."""
+        return bool(self._awaited)
+
+    def _held_at_idle(self, unsettled: list[Bet[T]]) -> list[Bet[T]]:
+        """Of the bets idle found unsettled, hold again those that evidence on its way
+        may settle (``_may_wait``); return the rest, to re-issue."""
+        now, held_since = self._clock(), self._awaited
+        self._awaited = {}
+        rest: list[Bet[T]] = []
+        for bet in unsettled:
+            since = held_since.get(bet.url, now)
+            if self._may_wait(bet, now - since) and self.bets.park(bet):
+                if bet.url not in held_since:
+                    self.tally.inc_value(keys.URL_AWAITED)
+                self._awaited[bet.url] = since
+            else:
+                rest.append(bet)
+        return rest
+
+    def _may_wait(self, bet: Bet[T], waited: float) -> bool:
+        """Whether ``bet``, held ``waited`` seconds at idle so far, may wait longer on a
+        crawl several workers share. Scrapy-redis shares one queue, so when one worker goes
+        idle the last requests are in the others' downloaders: the probes of a rule still
+        being learned (``SAMPLE_WAIT_SECONDS``), or a bet's counterpart
+        (``AWAIT_OTHERS_SECONDS``). Never final meanwhile: the next idle asks again. A
+        worker alone has nothing on its way when idle: what did not come will not."""
+        if not bet.rule or self.crawl is None or self.workers < 2:
+            return False
+        if bet.gathering:
+            return waited < SAMPLE_WAIT_SECONDS and not self.judge.learner.refuted(bet.rule)
+        counterpart = bet.counterpart
+        return (
+            counterpart is not None
+            and waited < AWAIT_OTHERS_SECONDS
+            and self.judge.may_bring(counterpart)
+            and bool(self._guarded(self.crawl.on_its_way, counterpart))
+        )
 
     def unsent(self, reissue: Reissue[T]) -> bool:
         """A re-issue the crawl cannot take now (its engine is closing the spider, and
