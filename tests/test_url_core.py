@@ -554,9 +554,21 @@ def test_a_parameters_bets_after_its_sample_wait_for_its_verdict_and_no_longer(
 def test_each_of_a_crawls_workers_sends_its_share_of_what_a_rule_learns_from(
     tmp_path: Path,
 ) -> None:
-    """Two workers share one queue and their verdicts teach the rule on both: each sends
-    two of the three requests the rule needs (rounded up), not three, and waits on the
-    rest; once two copies came, one more each."""
+    """Two workers share one queue and their verdicts teach the rule on both: of the three
+    requests the rule needs, the first worker (by ``rank``) sends two and the second one
+    (rounding up for both sent four: one copy fetched for nothing per rule), and each waits
+    on the rest; once two copies came, one more each (never none: the other worker may
+    have met no request of the kind)."""
+    with crawl(tmp_path / "second") as (core, lot, tally, _):
+        core.workers, core.rank = 2, 1
+        _bare_pages(core, 10)
+        variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(10)]
+        waiting = [url for url in variants[:6] if _on_its_way(core, url) is not None]
+        assert waiting == variants[1:6] and tally["simdedup/url/probes"] == 1
+        core.fetched(variants[0], variants[0], 200)
+        core.verdict(variants[0], f"{ORIGINAL}/news/0")
+        assert _on_its_way(core, variants[6]) is None  # two more needed: one of them here
+        assert _on_its_way(core, variants[7]) is not None
     with crawl(tmp_path / "db") as (core, lot, tally, _):
         core.workers = 2
         _bare_pages(core, 10)

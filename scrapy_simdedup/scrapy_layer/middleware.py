@@ -515,6 +515,7 @@ class UrlSimHashMiddleware:
         others = self._guarded(self.heartbeats.others)
         if others is not None:
             self.core.workers = 1 + len(others)
+            self.core.rank = sum(other < self.heartbeats.worker for other in others)
 
     def _adopt(self) -> bool:
         """At idle on a shared store: re-issue what dead workers parked. True to stay open:

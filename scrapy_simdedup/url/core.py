@@ -152,6 +152,7 @@ class UrlCore(Generic[T]):
         # Its workers, this one included, as their heartbeats last said (1 on a store of
         # its own): they share one queue, so each sends its share of a rule's probes.
         self.workers = 1
+        self.rank = 0  # this worker's place among them (their names' order): see ``_share``
         # Held at idle for evidence on its way (``_held_at_idle``): URL -> held since.
         self._awaited: dict[str, float] = {}
         self.resumed = False  # a job's later run (JOBDIR), on a store of its own
@@ -618,11 +619,20 @@ class UrlCore(Generic[T]):
         return decision
 
     def _enough_on_the_way(self, rule: Rule) -> bool:
-        """Whether as many requests of ``rule`` are on their way as it needs to be learned;
-        of a crawl's ``workers``, each sends its share (rounded up), since their verdicts
-        teach the rule on all of them (two workers sent six where three teach it)."""
-        share = -(-self.judge.learner.needs(rule) // max(1, self.workers))
-        return self.probes.on_the_way(rule.identity) >= share
+        """Whether this worker's share of the requests ``rule`` needs to be learned is on
+        its way (``_share``)."""
+        return self.probes.on_the_way(rule.identity) >= self._share(rule)
+
+    def _share(self, rule: Rule) -> int:
+        """Of the requests ``rule`` needs on their way to be learned, this worker's: each
+        of a crawl's ``workers`` sends its share, since their verdicts teach the rule on
+        all of them (two workers sent six where three teach it). The first ``needs %
+        workers`` by ``rank`` take one more (rounded up for every worker, two workers sent
+        four of three, one copy fetched for nothing per rule); at least one each, as a
+        worker that met no request of the kind sends none (the others then send what
+        their share came back short of: ``_probe_gathered``)."""
+        needs, workers = self.judge.learner.needs(rule), max(1, self.workers)
+        return max(1, needs // workers + (self.rank % workers < needs % workers))
 
     def _probe(self, gathering: Decision, parts: UrlParts) -> None:
         assert gathering.rule is not None
@@ -698,11 +708,10 @@ class UrlCore(Generic[T]):
         """Re-issue, as requests that teach ``rule``, as many of its waiting bets as its
         share of probes lacks (``probe``): those on their way came back and the rule still
         needs copies, or failed. A worker sends its share, counting on the others' (two
-        workers, three copies needed: two each), and a worker with no request of that kind
+        workers, three copies needed: two and one), and a worker with no request of that kind
         sends none: the rule stood at two copies and every request waiting on it was
         fetched at idle (issue 35)."""
-        share = -(-self.judge.learner.needs(rule) // max(1, self.workers))
-        lacking = share - self.probes.on_the_way(rule.identity)
+        lacking = self._share(rule) - self.probes.on_the_way(rule.identity)
         gathered = self.bets.gathered_under(rule.identity)
         probes = gathered[: max(0, lacking)]
         unparked = [bet for bet in gathered[len(probes) :] if not self.bets.park(bet)]
