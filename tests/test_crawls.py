@@ -27,6 +27,7 @@ from scrapy_simdedup.url.judge import UrlJudge
 from tests.test_url_core import Clock, Lot, Tally, _reissued
 
 A, B, C = "http://a.test/1", "http://a.test/2", "http://b.test/1"
+D, E = "http://a.test/3", "http://b.test/3"
 
 
 @pytest.fixture
@@ -137,6 +138,12 @@ def test_a_page_is_on_its_way_from_its_claim_until_it_is_answered_or_fails(
     assert crawl.claim_reissue(B) and other.on_its_way(C)  # re-issued: on its way itself
     crawl.failed(B)
     assert not other.on_its_way(B) and not other.on_its_way(C)
+    assert crawl.claim_fetch(D) and not other.awaits_verdict(D)  # not come yet
+    crawl.bet(E, D)
+    crawl.fetched(D)
+    assert other.awaits_verdict(D) and other.awaits_verdict(E)  # come, not judged
+    in_crawl(Verdict(D), crawl)
+    assert not other.awaits_verdict(D) and not other.awaits_verdict(E)
 
 
 def test_a_reissued_url_is_fetched_once_per_crawl(store: RedisStore) -> None:
@@ -419,37 +426,57 @@ def test_idle_waits_for_a_counterpart_another_worker_has_on_its_way(redis_url: s
     """The first worker holds the mirror's pages on bets relying on the original's, which
     the second worker took from the shared queue and has on its way to the downloader.
     The first goes idle (nothing left in the shared queue): re-issuing them then fetched
-    copies the second was bringing (up to 79 in a crawl of the trap site). They wait,
-    and the worker stays open; the page that comes settles its bet, the one that fails
-    re-issues its bet at once, and one never answered (its worker killed) is re-issued
-    after ``AWAIT_OTHERS_SECONDS``. A worker alone waits for nothing at idle."""
+    copies the second was bringing. They wait, and the worker stays open; the page that
+    comes and is judged settles its bet (come but not judged, its bet waits for the
+    verdict, which may find it a copy of a page the crawl did not keep), the one that
+    fails re-issues its bet at once, and one never answered (its worker killed) is
+    re-issued after ``AWAIT_OTHERS_SECONDS``. A worker alone waits for nothing at idle."""
     original, mirror = "http://a.test", "http://m.test"
     clock = Clock()
     with _two_workers(redis_url, "onway", lambda name: Lot(), clock) as (first, second):
         _learn_mirror(first, original, mirror)
         first.workers = second.workers = 2
-        for n in (7, 8, 9):
+        for n in (4, 7, 8, 9):
             counterpart = f"{original}/p/{n}"
             assert not isinstance(second.scheduled(Seen(counterpart, "queued")), Skip)
             assert second.claim_fetch(counterpart)  # on its way to the second's downloader
             skip = first.scheduled(Seen(f"{mirror}/p/{n}", "copy"))
             assert isinstance(skip, Skip) and skip.counterpart == counterpart, skip
         assert _reissued(first.idle()) == {} and first.awaiting
-        assert first.tally["simdedup/url/awaited_at_idle"] == 3  # type: ignore[attr-defined]
+        assert first.tally["simdedup/url/awaited_at_idle"] == 4  # type: ignore[attr-defined]
         _judged_on_its_way(second, f"{original}/p/8")
         second.fetched(f"{original}/p/9", "gone", 404)
+        second.redirected([f"{original}/p/4"])  # a redirect elsewhere: no page of its own
         clock.now = 6.0
-        assert _reissued(first.idle()) == {f"{mirror}/p/9": "unsettled"} and first.awaiting
+        expected = {f"{mirror}/p/9": "unsettled", f"{mirror}/p/4": "unsettled"}
+        assert _reissued(first.idle()) == expected and first.awaiting
         clock.now = AWAIT_OTHERS_SECONDS + 1
         assert _reissued(first.idle()) == {f"{mirror}/p/7": "unsettled"}
         assert not first.awaiting
+        # Come, but not judged yet: held until its verdict, here a copy of a page the crawl
+        # did not keep (an earlier crawl's), so the mirror's page is fetched after all.
+        counterpart = f"{original}/p/6"
+        assert not isinstance(second.scheduled(Seen(counterpart, "queued")), Skip)
+        assert second.claim_fetch(counterpart)
+        assert isinstance(first.scheduled(Seen(f"{mirror}/p/6", "copy")), Skip)
+        assert _reissued(first.idle()) == {} and first.awaiting
+        second.fetched(counterpart, "p6", 200)
+        assert first.judge.brought(counterpart)  # as far as is known: final, were it asked
+        assert _reissued(first.idle()) == {} and first.awaiting, "final before its verdict"
+        assert second.crawl is not None
+        in_crawl(Verdict(counterpart, "http://earlier.test/p/6"), second.crawl)
+        assert _reissued(first.idle()) == {f"{mirror}/p/6": "unsettled"}
+        assert not first.awaiting
         # Alone (the other worker left): what has not come is re-issued at idle at once.
         first.workers = 1
-        assert not isinstance(second.scheduled(Seen(f"{original}/p/5", "queued")), Skip)
-        assert second.claim_fetch(f"{original}/p/5")
-        skip = first.scheduled(Seen(f"{mirror}/p/5", "copy"))
-        assert isinstance(skip, Skip), skip
-        assert _reissued(first.idle()) == {f"{mirror}/p/5": "unsettled"}
+        skipped = []
+        for n in (5, 50, 51):  # the first may be the rule's sample, fetched
+            assert not isinstance(second.scheduled(Seen(f"{original}/p/{n}", "queued")), Skip)
+            assert second.claim_fetch(f"{original}/p/{n}")
+            if isinstance(first.scheduled(Seen(f"{mirror}/p/{n}", "copy")), Skip):
+                skipped.append(f"{mirror}/p/{n}")
+        assert skipped
+        assert _reissued(first.idle()) == dict.fromkeys(skipped, "unsettled")
         assert not first.awaiting
         first.closed("finished")
         assert first.tally["simdedup/url/final"] == 1  # type: ignore[attr-defined]

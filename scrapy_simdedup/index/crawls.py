@@ -8,8 +8,8 @@ per event under the crawl's id (``keyspace.CRAWL_MARKS``):
 
 * ``queued``: let into the crawl's scheduler (a queue the workers share, scrapy-redis's);
 * ``fetched``: answered 2xx;
-* ``failed``: sent to the downloader and brought no page (an error, a non-2xx status, or
-  another component ignored it): no longer on its way;
+* ``failed``: sent to the downloader and brought no page of its own (an error, a non-2xx
+  status, a redirect elsewhere, or another component ignored it): no longer on its way;
 * ``judged``: its content verdict arrived (the value says whether it was barren: a copy of a
   page this crawl did not keep); until then a fetch is no evidence for the URL rules;
 * ``kept``: its page is in the crawl's feed (judged new, or a re-visit);
@@ -110,8 +110,23 @@ class CrawlRecord:
         self.store.write({self._key(FETCHED, url): b""})
 
     def failed(self, url: str) -> None:
-        """``url`` was sent to the downloader and brought no page."""
+        """``url`` was sent to the downloader and brought no page of its own."""
         self.store.write({self._key(FAILED, url): b""})
+
+    def awaits_verdict(self, url: str) -> bool:
+        """Whether a worker of this crawl fetched ``url`` (or the page a bet on it relies
+        on) and its content verdict is not known yet: a bet relying on it stands for now
+        (``brought``), and the verdict may still say the page was not what its path
+        promised."""
+        for _ in range(MAX_CHAIN):
+            keys = [self._key(FETCHED, url), self._key(JUDGED, url), self._key(BET, url)]
+            fetched, judged, bet = self.store.get_many(keys)
+            if fetched is not None:
+                return judged is None
+            if bet is None:
+                return False
+            url = bet.decode("utf-8", "surrogatepass")
+        return False
 
     def on_its_way(self, url: str) -> bool:
         """Whether a worker of this crawl has ``url``, or the page a bet on it relies on,

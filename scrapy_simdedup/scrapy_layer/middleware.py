@@ -288,6 +288,9 @@ class UrlSimHashMiddleware:
                 self._guarded(self.core.fetched, request.url, request, response.status) or [],
                 request,
             )
+            redirected = request.meta.get("redirect_urls")
+            if redirected and self.core is not None:  # their own responses never came here
+                self._guarded(self.core.redirected, list(redirected))
         return response
 
     def process_exception(self, request: Request, exception: BaseException) -> None:

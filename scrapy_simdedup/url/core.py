@@ -266,6 +266,17 @@ class UrlCore(Generic[T]):
             self._awaiting_verdict[parts.url] = self._route(ticket) if self.revisits else ticket
         return actions
 
+    def redirected(self, urls: list[str]) -> None:
+        """A response came back for a request redirected from ``urls``: their requests
+        brought no page of their own, and no longer count as on their way for the other
+        workers of the crawl (``CrawlRecord.on_its_way``)."""
+        if self.crawl is None or self._failed():
+            return
+        for url in urls:
+            canonical = canonical_or_none(url)
+            if canonical is not None:
+                self._guarded(self.crawl.failed, canonical)
+
     def failed(self, url: str) -> list[Action[T]]:
         """A download error, a timeout, or another component ignored the request."""
         parts = self._judged(url)
@@ -436,9 +447,23 @@ class UrlCore(Generic[T]):
 
     def _held_at_idle(self, unsettled: list[Bet[T]]) -> list[Bet[T]]:
         """Of the bets idle found unsettled, hold again those that evidence on its way
-        may settle (``_may_wait``); return the rest, to re-issue."""
+        may settle (``_may_wait``); return the rest, to re-issue. A bet held before whose
+        counterpart has come since stays held until its verdict (a soft 404, or a copy
+        of a page the crawl did not keep, re-issues it at the next idle): it would
+        otherwise be final on a page not judged yet, and the worker close."""
         now, held_since = self._clock(), self._awaited
         self._awaited = {}
+        crawl = self.crawl
+        if crawl is not None and not self.closing:
+            for url, since in held_since.items():
+                bet = self.bets.get(url)
+                if (
+                    bet is not None
+                    and bet.counterpart is not None
+                    and now - since < AWAIT_OTHERS_SECONDS
+                    and self._guarded(crawl.awaits_verdict, bet.counterpart)
+                ):
+                    self._awaited[url] = since
         rest: list[Bet[T]] = []
         for bet in unsettled:
             since = held_since.get(bet.url, now)
@@ -457,7 +482,7 @@ class UrlCore(Generic[T]):
         being learned (``SAMPLE_WAIT_SECONDS``), or a bet's counterpart
         (``AWAIT_OTHERS_SECONDS``). Never final meanwhile: the next idle asks again. A
         worker alone has nothing on its way when idle: what did not come will not."""
-        if not bet.rule or self.crawl is None or self.workers < 2:
+        if not bet.rule or self.crawl is None or self.workers < 2 or self.closing:
             return False
         if bet.gathering:
             return waited < SAMPLE_WAIT_SECONDS and not self.judge.learner.refuted(bet.rule)
