@@ -336,10 +336,7 @@ def _judged(core: UrlCore[str], url: str, original: str | None = None) -> None:
     """``url`` fetched on ``core``'s worker and judged a copy of ``original`` (or new), in
     the crawl's record as the pipeline records it."""
     assert not isinstance(core.scheduled(Seen(url, url)), Skip)
-    core.fetched(url, url, 200)
-    assert core.crawl is not None
-    in_crawl(Verdict(url, original), core.crawl)
-    core.verdict(url, original)
+    _judged_on_its_way(core, url, original)
 
 
 def _heard(first: UrlCore[str], second: UrlCore[str]) -> dict[str, str]:
@@ -394,14 +391,8 @@ def test_a_rule_another_workers_probe_refuted_reissues_the_requests_waiting_on_i
         for core, numbers in ((first, range(10)), (second, range(10, 20))):
             for n in numbers:
                 _judged(core, f"{site}/shop/{n}")
-        waiting = []
-        for n in range(10):
-            variant = f"{site}/shop/{n}?color=c{n}"
-            answer = first.scheduled(Seen(variant, variant))
-            if not isinstance(answer, Skip):
-                answer = first.downloading(Seen(variant, variant))
-            if isinstance(answer, Skip):
-                waiting.append(variant)
+        variants = [f"{site}/shop/{n}?color=c{n}" for n in range(10)]
+        waiting = [variant for variant in variants if _skipped_on_its_way(first, variant)]
         assert waiting and all(first.bets.get(url).gathering for url in waiting), waiting  # type: ignore[union-attr]
         sent = []
         for n in range(10, 20):
@@ -497,18 +488,11 @@ def test_idle_waits_for_a_rule_another_worker_is_still_teaching(redis_url: str) 
             for n in numbers:
                 _judged(core, f"{site}/docs/{n}")
         sent, waiting = [], []
-        for n in range(12):
-            variant = f"{site}/docs/{n}?sid=s{n}"
-            answer = first.scheduled(Seen(variant, variant))
-            if not isinstance(answer, Skip):
-                answer = first.downloading(Seen(variant, variant))
-            (waiting if isinstance(answer, Skip) else sent).append(variant)
+        for variant in (f"{site}/docs/{n}?sid=s{n}" for n in range(12)):
+            (waiting if _skipped_on_its_way(first, variant) else sent).append(variant)
         assert waiting and sent, (waiting, sent)
         for variant in sent:  # its share came back copies; the rule needs the second's
-            first.fetched(variant, variant, 200)
-            assert first.crawl is not None
-            in_crawl(Verdict(variant, variant.split("?")[0]), first.crawl)
-            first.verdict(variant, variant.split("?")[0])
+            _judged_on_its_way(first, variant, variant.split("?")[0])
         probe = _reissued(first.idle())  # its share of the one copy the rule still needs
         assert list(probe.values()) == ["probe"] and first.awaiting, probe
         waiting = [url for url in waiting if url not in probe]
@@ -523,26 +507,30 @@ def test_idle_waits_for_a_rule_another_worker_is_still_teaching(redis_url: str) 
         first.closed("finished")
         assert first.tally["simdedup/url/final"] >= len(waiting) - 1  # type: ignore[attr-defined]
         # A rule nobody teaches: held SAMPLE_WAIT_SECONDS, then re-issued.
-        held = []
-        for n in range(12):
-            variant = f"{site}/docs/{n}?tab=t{n}"
-            answer = second.scheduled(Seen(variant, variant))
-            if not isinstance(answer, Skip):
-                answer = second.downloading(Seen(variant, variant))
-            if isinstance(answer, Skip):
-                held.append(variant)
+        tabs = [f"{site}/docs/{n}?tab=t{n}" for n in range(12)]
+        held = [variant for variant in tabs if _skipped_on_its_way(second, variant)]
         assert held
         assert _reissued(second.idle()) == {} and second.awaiting
         clock.now += SAMPLE_WAIT_SECONDS + 1
         assert _reissued(second.idle()) == dict.fromkeys(held, "unsettled")
 
 
-def _judged_on_its_way(core: UrlCore[str], url: str) -> None:
-    """``url``, already on its way on ``core``'s worker, answers 200 and is judged new."""
+def _skipped_on_its_way(core: UrlCore[str], url: str) -> bool:
+    """Whether ``url``'s request is skipped when scheduled or on its way to the downloader
+    (a request that waits on a bet while its rule is learned)."""
+    answer = core.scheduled(Seen(url, url))
+    if not isinstance(answer, Skip):
+        answer = core.downloading(Seen(url, url))
+    return isinstance(answer, Skip)
+
+
+def _judged_on_its_way(core: UrlCore[str], url: str, original: str | None = None) -> None:
+    """``url``, already on its way on ``core``'s worker, answers 200 and is judged a copy
+    of ``original`` (or new), in the crawl's record as the pipeline records it."""
     core.fetched(url, url, 200)
     assert core.crawl is not None
-    in_crawl(Verdict(url), core.crawl)
-    core.verdict(url, None)
+    in_crawl(Verdict(url, original), core.crawl)
+    core.verdict(url, original)
 
 
 class SharedLot(Lot):
