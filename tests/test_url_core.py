@@ -155,6 +155,44 @@ def test_a_soft_404_settles_no_bet_that_expected_its_paths_page(tmp_path: Path) 
         assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
 
 
+def test_a_soft_404_copying_a_notice_its_mirror_showed_first_settles_no_bet(
+    tmp_path: Path,
+) -> None:
+    """The mirror diverged: its notice for a story it took down was kept first, so the
+    original's notice for another story copies a page of its mirror, not of its own host.
+    The mirror's page at that path may still carry the story."""
+    with crawl(tmp_path / "db") as (core, lot, _, _):
+        core.follows_failed = True
+        _teach_mirror(core)
+        _page(core, f"{MIRROR}/gone")  # "no longer available", kept
+        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
+        core.fetched(f"{ORIGINAL}/p/9", "original", 200)
+        actions = core.verdict(f"{ORIGINAL}/p/9", f"{MIRROR}/gone")
+        assert _reissued(actions) == {f"{MIRROR}/p/9": "counterpart_not_predicted"}
+        follow = [a for a in actions if isinstance(a, FollowUnpredicted)]
+        assert follow == [FollowUnpredicted("original", (f"{ORIGINAL}/p/9", f"{MIRROR}/gone"))]
+        assert lot.kept == {}
+        assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
+        # The rest of the mirror is still skipped on the original's pages.
+        _page(core, f"{ORIGINAL}/p/12")
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/12", "copy")), Skip)
+
+
+def test_a_page_that_copied_another_path_of_a_host_later_paired_with_its_own_is_no_counterpart(
+    tmp_path: Path,
+) -> None:
+    """The original's notice was judged before any rule paired the two hosts: it copied a
+    page of an unrelated host then. Once the mirror rule is learned, no bet relies on it."""
+    with crawl(tmp_path / "db") as (core, _, _, _):
+        _page(core, f"{MIRROR}/gone")
+        _page(core, f"{ORIGINAL}/p/9", f"{MIRROR}/gone")
+        _teach_mirror(core)
+        assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
+        _page(core, f"{ORIGINAL}/p/12")
+        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/12", "copy")), Skip)
+
+
 def test_under_a_depth_limit_a_copy_is_fetched_when_its_counterpart_is_deeper(
     tmp_path: Path,
 ) -> None:

@@ -796,12 +796,12 @@ class UrlCore(Generic[T]):
 
     def _predicted(self, decision: Decision) -> bool:
         """Whether the page a mirror or parameter skip relies on is what its path promised
-        (not a soft 404: a copy of another path of its host). A trap's copies rely on a
-        page others copy."""
+        (not a soft 404: a copy of another path of its host or of a mirror of it). A
+        trap's copies rely on a page others copy."""
         rule = decision.rule
-        if rule is None or rule.kind == "trap":
+        if rule is None or rule.kind == "trap" or decision.counterpart is None:
             return True
-        return decision.counterpart not in self.judge.unpredicted_now
+        return self.judge.predicted(decision.counterpart)
 
     def _as_deep(self, depth: int, decision: Decision) -> bool:
         """Under a depth limit, whether the counterpart a skip relies on was queued no

@@ -309,12 +309,35 @@ class UrlJudge:
             self.copies_now[parts.url] = copied.url
         if not self.kept(original) and len(self.barren) < MAX_REMEMBERED:
             self.barren.add(parts.url)
-        elif copied.host == parts.host and copied.segments != parts.segments:
-            # Two paths of one host with one page: a soft 404 ("this story is no longer
-            # available" with a 200), an error page, a redirect home. Neither brought the
-            # page a rule predicted at its path: no bet settles on them, on any worker.
+        elif self._elsewhere(parts, copied):
+            # Two paths with one page: a soft 404 ("this story is no longer available" with
+            # a 200), an error page, a redirect home. Neither brought the page a rule
+            # predicted at its path: no bet settles on them, on any worker.
             self.unpredicted(parts.url, copied.url)
         return self.learner.observe(parts, copied)
+
+    def _elsewhere(self, parts: UrlParts, copied: UrlParts) -> bool:
+        """Whether a page at ``parts`` copying ``copied`` copies another path of its own
+        host, or of a host a mirror rule pairs with its own: a diverged mirror's notice
+        for a story it took down may be kept before the original's for another story.
+        (A reprint of an unrelated host's page at another path is what its path holds.)"""
+        if copied.segments == parts.segments:
+            return False
+        return copied.host == parts.host or self.learner.paired(copied.host, parts.host)
+
+    def predicted(self, url: str) -> bool:
+        """Whether a bet may rely on ``url`` bringing the page its path promised: not a
+        soft 404, nor a copy of another path of a host paired with its own since its
+        verdict (the pair may be learned from later pages)."""
+        if url in self.unpredicted_now:
+            return False
+        copied = self.copies_now.get(url)
+        if copied is None:
+            return True
+        try:
+            return not self._elsewhere(url_parts(url), url_parts(copied))
+        except UrlNotCheckedError:
+            return False
 
     def unpredicted(self, *urls: str) -> None:
         """Pages fetched at ``urls`` that are not what their path promised: no mirror or

@@ -369,6 +369,13 @@ class UrlLearner:
         learning may hold bets: ``gathering``)."""
         return list(self._mirrors_of.get(host, ()))
 
+    def paired(self, host: str, other: str) -> bool:
+        """Whether a mirror rule, learned or still learning, takes one of the two hosts for
+        a copy of the other: their paths are meant to hold the same pages."""
+        return any(rule.host == other for rule in self._mirrors_of.get(host, ())) or any(
+            rule.host == host for rule in self._mirrors_of.get(other, ())
+        )
+
     def decide(
         self,
         parts: UrlParts,

@@ -313,6 +313,24 @@ def test_a_soft_404_deep_in_the_original_keeps_a_story_only_its_mirror_links(
     assert stats["simdedup/url/requested_on_mirror"] >= 1, stats
 
 
+def test_a_soft_404_copying_its_mirrors_notice_keeps_the_mirrors_story(tmp_path: Path) -> None:
+    """The mirror diverged: it took story 9 down (the notice, linked from its home page)
+    and still carries four deep stories the original took down (the same notice). The
+    mirror's notice comes first and is kept, so the original's notices copy a page at
+    another path of its mirror, not of its own host: bets settled on them (4 of 4 lost in
+    4 runs of 4). A copy of another path of a host a mirror rule pairs with its own is a
+    soft 404 too."""
+    gone = (40, 45, 50, 55)
+    sites = urlsites.mirror_with_soft_404s(stories=60, gone=gone, gone_on_mirror=(9,))
+    for n in gone:  # the original's notices come last (a slow "not found" handler)
+        sites["original"].pages[f"/story/{n}.html"].delay = 1.0
+    crawl = _keeps_what_plain_scrapy_keeps(sites, tmp_path)
+    stats = crawl.simdedup()
+    assert stats["simdedup/url/skipped/mirror"] >= 5, stats  # the mirror was skipped
+    # The path under test was taken: the original's notices copy the mirror's.
+    assert re.search(r"Dropped: near-duplicate of \S+/story/9\.html", crawl.log), stats
+
+
 def test_a_language_parameter_that_mostly_falls_back_keeps_every_translation(
     tmp_path: Path,
 ) -> None:

@@ -283,17 +283,21 @@ def link_mirror_about(sites: dict[str, Site], urls: dict[str, str]) -> None:
 
 
 def mirror_with_soft_404s(
-    stories: int = 30, gone: tuple[int, ...] = (18, 21, 24, 27)
+    stories: int = 30,
+    gone: tuple[int, ...] = (18, 21, 24, 27),
+    gone_on_mirror: tuple[int, ...] = (),
 ) -> dict[str, Site]:
     """An original and its mirror; the original answers 200 with one "this story is no
     longer available" notice for the ``gone`` stories, which the mirror still carries.
-    The mirror answers 50 ms later: it is the copy."""
+    The mirror answers 50 ms later: it is the copy. ``gone_on_mirror``: stories the
+    mirror took down (the same notice) while the original still carries them."""
     original, mirror = Site(), Site()
     paths = tuple(f"/story/{n}.html" for n in range(stories))
     for site, delay in ((original, 0.0), (mirror, 0.05)):
         site.pages["/"] = page("home", paths[:10], delay=delay)
         for n, path in enumerate(paths):
-            content = "story-gone" if site is original and n in gone else f"story-{n}"
+            taken_down = gone if site is original else gone_on_mirror
+            content = "story-gone" if n in taken_down else f"story-{n}"
             site.pages[path] = page(content, paths[n + 1 : n + 11], delay=delay)
     return {"original": original, "mirror": mirror}
 
