@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.url.actions import FollowFailed, FollowUnpredicted, Reissue, Seen, Skip
 from scrapy_simdedup.url.bets import Bet
@@ -136,42 +138,26 @@ def test_of_a_mirror_pair_the_host_whose_pages_went_to_the_downloader_less_is_sk
         assert isinstance(skip, Skip) and skip.counterpart == f"{MIRROR}/p/35"
 
 
-def test_a_soft_404_settles_no_bet_that_expected_its_paths_page(tmp_path: Path) -> None:
+@pytest.mark.parametrize("notice", [ORIGINAL, MIRROR], ids=["own_host", "mirrors"])
+def test_a_soft_404_settles_no_bet_that_expected_its_paths_page(
+    notice: str, tmp_path: Path
+) -> None:
+    """A story "no longer available": the original's page copies a notice at another
+    path of its own host or (``mirrors``) of its mirror, which diverged: its notice for a
+    story it took down was kept first. The mirror's page may still carry the story."""
     with crawl(tmp_path / "db") as (core, lot, _, _):
         core.follows_failed = True  # adaptive, dropping: links are followed on mirrors
         _teach_mirror(core)
-        _page(core, f"{ORIGINAL}/gone")
+        _page(core, f"{notice}/gone")
         core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
         assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
         core.fetched(f"{ORIGINAL}/p/9", "original", 200)
-        # "This story is no longer available": a copy of another path of its own host.
-        actions = core.verdict(f"{ORIGINAL}/p/9", f"{ORIGINAL}/gone")
+        actions = core.verdict(f"{ORIGINAL}/p/9", f"{notice}/gone")
         assert _reissued(actions) == {f"{MIRROR}/p/9": "counterpart_not_predicted"}
         # Both notices' links are followed on the mirrors, as the soft 404 was routed:
         # the mirror's pages that link them may all be skipped.
         follow = [a for a in actions if isinstance(a, FollowUnpredicted)]
-        assert follow == [FollowUnpredicted("original", (f"{ORIGINAL}/p/9", f"{ORIGINAL}/gone"))]
-        assert lot.kept == {}
-        assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
-
-
-def test_a_soft_404_copying_a_notice_its_mirror_showed_first_settles_no_bet(
-    tmp_path: Path,
-) -> None:
-    """The mirror diverged: its notice for a story it took down was kept first, so the
-    original's notice for another story copies a page of its mirror, not of its own host.
-    The mirror's page at that path may still carry the story."""
-    with crawl(tmp_path / "db") as (core, lot, _, _):
-        core.follows_failed = True
-        _teach_mirror(core)
-        _page(core, f"{MIRROR}/gone")  # "no longer available", kept
-        core.scheduled(Seen(f"{ORIGINAL}/p/9", "original"))
-        assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
-        core.fetched(f"{ORIGINAL}/p/9", "original", 200)
-        actions = core.verdict(f"{ORIGINAL}/p/9", f"{MIRROR}/gone")
-        assert _reissued(actions) == {f"{MIRROR}/p/9": "counterpart_not_predicted"}
-        follow = [a for a in actions if isinstance(a, FollowUnpredicted)]
-        assert follow == [FollowUnpredicted("original", (f"{ORIGINAL}/p/9", f"{MIRROR}/gone"))]
+        assert follow == [FollowUnpredicted("original", (f"{ORIGINAL}/p/9", f"{notice}/gone"))]
         assert lot.kept == {}
         assert not isinstance(core.scheduled(Seen(f"{MIRROR}/p/9", "copy")), Skip)
         # The rest of the mirror is still skipped on the original's pages.
