@@ -179,6 +179,54 @@ def test_a_page_that_copied_another_path_of_a_host_later_paired_with_its_own_is_
         assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/12", "copy")), Skip)
 
 
+THIRD = "http://c.example"
+
+
+def test_two_pages_of_a_host_copying_one_page_of_a_third_host_settle_no_bet(
+    tmp_path: Path,
+) -> None:
+    """A challenge page served with a 200, or a notice a mirror's mirror showed first, is
+    kept on a host no rule pairs with the original: the original's first copy of it looks
+    like a reprint, the second shows two of its paths with one page."""
+    with crawl(tmp_path / "db") as (core, lot, _, _):
+        core.follows_failed = True
+        _teach_mirror(core)
+        _page(core, f"{THIRD}/challenge")
+        for n in (9, 10):
+            core.scheduled(Seen(f"{ORIGINAL}/p/{n}", "original"))
+            assert isinstance(core.scheduled(Seen(f"{MIRROR}/p/{n}", "copy")), Skip)
+        core.fetched(f"{ORIGINAL}/p/9", "original", 200)
+        assert _reissued(core.verdict(f"{ORIGINAL}/p/9", f"{THIRD}/challenge")) == {}
+        core.fetched(f"{ORIGINAL}/p/10", "original", 200)
+        actions = core.verdict(f"{ORIGINAL}/p/10", f"{THIRD}/challenge")
+        assert _reissued(actions) == {
+            f"{MIRROR}/p/9": "counterpart_not_predicted",
+            f"{MIRROR}/p/10": "counterpart_not_predicted",
+        }
+        follow = [a for a in actions if isinstance(a, FollowUnpredicted)]
+        pages = (f"{ORIGINAL}/p/9", f"{ORIGINAL}/p/10", f"{THIRD}/challenge")
+        assert follow == [FollowUnpredicted("original", pages)]
+        assert lot.kept == {}
+
+
+def test_a_reprint_between_hosts_that_share_only_boilerplate_leaves_bets_standing(
+    tmp_path: Path,
+) -> None:
+    """Two sites of one platform share ``/privacy``: no pair. A story of one reprinted
+    once by the other at its own path is what both paths promised: the bets on its
+    ``?sid=`` variant stand."""
+    with crawl(tmp_path / "db") as (core, _, _, _):
+        _page(core, f"{ORIGINAL}/privacy")
+        _page(core, f"{THIRD}/privacy", f"{ORIGINAL}/privacy")
+        for n in range(3):  # a ?sid= rule on the original's stories
+            _page(core, f"{ORIGINAL}/s/{n}")
+            _page(core, f"{ORIGINAL}/s/{n}?sid=x{n}", f"{ORIGINAL}/s/{n}")
+        _page(core, f"{ORIGINAL}/s/7")
+        _page(core, f"{THIRD}/reprint/1", f"{ORIGINAL}/s/7")
+        skip = core.scheduled(Seen(f"{ORIGINAL}/s/7?sid=y", "variant"))
+        assert isinstance(skip, Skip) and skip.counterpart == f"{ORIGINAL}/s/7"
+
+
 def test_under_a_depth_limit_a_copy_is_fetched_when_its_counterpart_is_deeper(
     tmp_path: Path,
 ) -> None:

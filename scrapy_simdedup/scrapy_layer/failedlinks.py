@@ -5,8 +5,8 @@ and those are followed there. One that brings no page on the original (non-2xx a
 retries, a download error, a request another component ignored) is requested on each
 mirror whose pages this crawl skipped as copies of that host: plain Scrapy would have
 followed it from the skipped page. So is a link whose page came but is not what its path
-promised (a soft 404: a copy of another page of its host, "this story is no longer
-available"), and that other page's: the mirror may still carry the story. A link that
+promised (a soft 404: a copy of another page of its host or of its mirror, "this story is
+no longer available"), and that other page's: the mirror may still carry the story. A link that
 failed before the mirror made its first bet is remembered (the latest
 ``MAX_FAILED_LINKS``) and followed then.
 
@@ -87,8 +87,8 @@ class FailedLinks:
         self._remember(parts, routed, came=False)
 
     def unpredicted(self, request: Request, urls: tuple[str, ...]) -> None:
-        """``request`` brought a soft 404, a copy of another page of its host; ``urls``
-        (canonical) are the pages found so. Each is followed on the mirrors betting on its
+        """``request`` brought a soft 404 (see ``UrlJudge.observe``); ``urls`` (canonical)
+        are the pages found so. Each is followed on the mirrors betting on its
         host as a failed link is, routed as ``request`` was (the other page's link was made
         by the same site: the spider routes it alike)."""
         link = _link_of(request)

@@ -335,8 +335,8 @@ class UrlCore(Generic[T]):
 
         Rules learn from it; a copy of a page this crawl did not keep (an earlier crawl's)
         brings nothing into the feed, so the bets relying on it are re-issued; a copy of
-        another path of its own host (a soft 404) settles no bet that expected its path's
-        page."""
+        another path of its own host or of its mirror, or the second of its host to copy
+        one page (a soft 404), settles no bet that expected its path's page."""
         if self._failed():
             return []
         if key in self._strict_samples and original != key:
@@ -368,8 +368,8 @@ class UrlCore(Generic[T]):
                 actions.append(Revisit(ticket, original))
         elif original is not None and original != key:
             unpredicted = []
-            for fetched in (url, canonical_or_none(original)):  # a soft 404 and its first
-                if fetched is not None and fetched in self.judge.unpredicted_now:
+            for fetched in self.judge.found_unpredicted:  # a soft 404, its first, the page
+                if fetched in self.judge.unpredicted_now:
                     unpredicted.append(fetched)
                     bets = self.bets.relying_on_its_page(fetched)
                     actions += self._reissue(bets, "counterpart_not_predicted")

@@ -63,8 +63,12 @@ class UrlJudge:
         self.kept_now: set[str] = set()  # judged new or a re-visit: its page is in the feed
         self.copies_now: dict[str, str] = {}  # judged a copy: the page it copies
         self.barren: set[str] = set()  # fetched copies of pages this crawl did not keep
-        # fetched pages that copy another path of their host (a soft 404): see unpredicted
+        # fetched pages not what their path promised (a soft 404): see unpredicted
         self.unpredicted_now: set[str] = set()
+        # the last verdict's pages found not what their path promised (``observe``)
+        self.found_unpredicted: tuple[str, ...] = ()
+        # (page copied, host): the first page of that host at another path that copied it
+        self._first_copier: dict[tuple[str, str], str] = {}
         self.lost_now: set[str] = set()  # failed, dropped or released: never to bring a page
         self.hosts_now: set[str] = set()  # hosts with a page fetched (2xx) in this crawl
         self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
@@ -296,7 +300,9 @@ class UrlJudge:
             self.crawl.released(url)
 
     def observe(self, key: str, original: str | None) -> list[Rule]:
-        """A content verdict; returns the rules it weakened. Raises ``UrlNotCheckedError``."""
+        """A content verdict; returns the rules it weakened (and sets ``found_unpredicted``).
+        Raises ``UrlNotCheckedError``."""
+        self.found_unpredicted = ()
         parts = url_parts(key)
         if len(self.judged_now) < MAX_REMEMBERED:
             self.judged_now.add(parts.url)
@@ -309,18 +315,37 @@ class UrlJudge:
             self.copies_now[parts.url] = copied.url
         if not self.kept(original) and len(self.barren) < MAX_REMEMBERED:
             self.barren.add(parts.url)
-        elif self._elsewhere(parts, copied):
+        elif copied.segments != parts.segments:
             # Two paths with one page: a soft 404 ("this story is no longer available" with
             # a 200), an error page, a redirect home. Neither brought the page a rule
             # predicted at its path: no bet settles on them, on any worker.
-            self.unpredicted(parts.url, copied.url)
+            found = self._elsewhere(parts, copied)
+            if found:
+                self.found_unpredicted = found
+                self.unpredicted(*found)
         return self.learner.observe(parts, copied)
 
-    def _elsewhere(self, parts: UrlParts, copied: UrlParts) -> bool:
-        """Whether a page at ``parts`` copying ``copied`` copies another path of its own
-        host, or of a host a mirror rule pairs with its own: a diverged mirror's notice
-        for a story it took down may be kept before the original's for another story.
-        (A reprint of an unrelated host's page at another path is what its path holds.)"""
+    def _elsewhere(self, parts: UrlParts, copied: UrlParts) -> tuple[str, ...]:
+        """The pages a copy at ``parts`` of ``copied`` (at another path) shows are not what
+        their path promised: both, when ``copied`` is of the same host or of a host a
+        mirror rule pairs with it (a diverged mirror's notice for a story it took down may
+        be kept before the original's for another story); and when it is the second page
+        of its host to copy ``copied`` (two paths of one host with one page: a third
+        host's challenge page, a mirror's mirror), the first too. A reprint of an
+        unrelated host's page, once, is what its path holds."""
+        if copied.host == parts.host or self.learner.paired(copied.host, parts.host):
+            return (parts.url, copied.url)
+        key = (copied.url, parts.host)
+        first = self._first_copier.get(key)
+        if first is None:
+            if len(self._first_copier) < MAX_REMEMBERED:
+                self._first_copier[key] = parts.url
+            return ()
+        return (first, parts.url, copied.url) if first != parts.url else ()
+
+    def _paired_elsewhere(self, parts: UrlParts, copied: UrlParts) -> bool:
+        """Whether a copy at ``parts`` of ``copied`` is of another path of its own host or
+        of a host a mirror rule pairs with its own."""
         if copied.segments == parts.segments:
             return False
         return copied.host == parts.host or self.learner.paired(copied.host, parts.host)
@@ -335,7 +360,7 @@ class UrlJudge:
         if copied is None:
             return True
         try:
-            return not self._elsewhere(url_parts(url), url_parts(copied))
+            return not self._paired_elsewhere(url_parts(url), url_parts(copied))
         except UrlNotCheckedError:
             return False
 
@@ -384,7 +409,7 @@ class UrlJudge:
             and rule is not None
             and rule.kind == "pattern"
             and counterpart is not None
-            and counterpart not in self.unpredicted_now
+            and self.predicted(counterpart)
             and url not in self.unpredicted_now
             and self.brought(counterpart)
         )

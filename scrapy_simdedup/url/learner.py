@@ -370,10 +370,13 @@ class UrlLearner:
         return list(self._mirrors_of.get(host, ()))
 
     def paired(self, host: str, other: str) -> bool:
-        """Whether a mirror rule, learned or still learning, takes one of the two hosts for
-        a copy of the other: their paths are meant to hold the same pages."""
-        return any(rule.host == other for rule in self._mirrors_of.get(host, ())) or any(
-            rule.host == host for rule in self._mirrors_of.get(other, ())
+        """Whether a mirror rule, learned or still learning, either way, saw a content page
+        of one host copied at the same path of the other: their paths are meant to hold the
+        same pages. (Sites of one platform that share only ``/privacy`` are no pair.)"""
+        return any(
+            rule.content_duplicates and rule.host == copy
+            for original, copy in ((host, other), (other, host))
+            for rule in self._mirrors_of.get(original, ())
         )
 
     def decide(

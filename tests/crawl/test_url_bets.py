@@ -327,8 +327,11 @@ def test_a_soft_404_copying_its_mirrors_notice_keeps_the_mirrors_story(tmp_path:
     crawl = _keeps_what_plain_scrapy_keeps(sites, tmp_path)
     stats = crawl.simdedup()
     assert stats["simdedup/url/skipped/mirror"] >= 5, stats  # the mirror was skipped
-    # The path under test was taken: the original's notices copy the mirror's.
+    # The path under test was taken: the original's notices copy the mirror's, and only
+    # the change tells them not what their path promised.
     assert re.search(r"Dropped: near-duplicate of \S+/story/9\.html", crawl.log), stats
+    told = stats.get("simdedup/url/reissued/counterpart_not_predicted", 0)
+    assert told + stats.get("simdedup/url/requested_on_mirror", 0) >= 1, stats
 
 
 def test_a_language_parameter_that_mostly_falls_back_keeps_every_translation(
