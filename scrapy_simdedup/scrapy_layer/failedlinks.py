@@ -6,8 +6,8 @@ retries, a download error, a request another component ignored) is requested on 
 mirror whose pages this crawl skipped as copies of that host: plain Scrapy would have
 followed it from the skipped page. So is a link whose page came but is not what its path
 promised (a soft 404: a copy of another page of its host or of its mirror, "this story is
-no longer available"), and that other page's: the mirror may still carry the story. A link that
-failed before the mirror made its first bet is remembered (the latest
+no longer available"), and that other page's: the mirror may still carry the story. A
+link that failed before the mirror made its first bet is remembered (the latest
 ``MAX_FAILED_LINKS``) and followed then.
 
 Bets are held per process: on a store several workers share, a link that failed on one
@@ -88,9 +88,9 @@ class FailedLinks:
 
     def unpredicted(self, request: Request, urls: tuple[str, ...]) -> None:
         """``request`` brought a soft 404 (see ``UrlJudge.observe``); ``urls`` (canonical)
-        are the pages found so. Each is followed on the mirrors betting on its
-        host as a failed link is, routed as ``request`` was (the other page's link was made
-        by the same site: the spider routes it alike)."""
+        are the pages found so. Each is followed on the mirrors betting on its host as a
+        failed link is, routed as ``request`` was (the other page's link was made by the
+        same site: the spider routes it alike)."""
         link = _link_of(request)
         if link is None:
             return

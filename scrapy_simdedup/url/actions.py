@@ -106,9 +106,10 @@ FOLLOW_FAILED = FollowFailed()
 @dataclass(frozen=True, slots=True)
 class FollowUnpredicted(Generic[T]):
     """The pages at ``urls`` came but are not what their paths promised (a soft 404 and
-    the page it copies, see ``UrlJudge.observe``): their links are followed on the mirrors whose pages
-    this crawl skipped as copies of their host, routed as ``ticket`` (the soft 404's
-    request) was. Plain Scrapy would have followed them from the skipped pages."""
+    the page it copies, see ``UrlJudge.observe``): their links are followed on the
+    mirrors whose pages this crawl skipped as copies of their host, routed as ``ticket``
+    (the soft 404's request) was. Plain Scrapy would have followed them from the skipped
+    pages."""
 
     ticket: T
     urls: tuple[str, ...]

@@ -67,8 +67,9 @@ class UrlJudge:
         self.unpredicted_now: set[str] = set()
         # the last verdict's pages found not what their path promised (``observe``)
         self.found_unpredicted: tuple[str, ...] = ()
-        # (page copied, host): the first page of that host at another path that copied it
-        self._first_copier: dict[tuple[str, str], str] = {}
+        # hash of (page copied, host): the first page of that host at another path that
+        # copied it (a reprint's, mostly: the URL string is the one copies_now holds)
+        self._first_copier: dict[int, str] = {}
         self.lost_now: set[str] = set()  # failed, dropped or released: never to bring a page
         self.hosts_now: set[str] = set()  # hosts with a page fetched (2xx) in this crawl
         self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
@@ -333,9 +334,9 @@ class UrlJudge:
         of its host to copy ``copied`` (two paths of one host with one page: a third
         host's challenge page, a mirror's mirror), the first too. A reprint of an
         unrelated host's page, once, is what its path holds."""
-        if copied.host == parts.host or self.learner.paired(copied.host, parts.host):
+        if self._one_site(parts.host, copied.host):
             return (parts.url, copied.url)
-        key = (copied.url, parts.host)
+        key = hash((copied.url, parts.host))
         first = self._first_copier.get(key)
         if first is None:
             if len(self._first_copier) < MAX_REMEMBERED:
@@ -343,12 +344,10 @@ class UrlJudge:
             return ()
         return (first, parts.url, copied.url) if first != parts.url else ()
 
-    def _paired_elsewhere(self, parts: UrlParts, copied: UrlParts) -> bool:
-        """Whether a copy at ``parts`` of ``copied`` is of another path of its own host or
-        of a host a mirror rule pairs with its own."""
-        if copied.segments == parts.segments:
-            return False
-        return copied.host == parts.host or self.learner.paired(copied.host, parts.host)
+    def _one_site(self, host: str, other: str) -> bool:
+        """Whether the paths of the two hosts are meant to hold the same pages: one host,
+        or two a mirror rule pairs."""
+        return host == other or self.learner.paired(host, other)
 
     def predicted(self, url: str) -> bool:
         """Whether a bet may rely on ``url`` bringing the page its path promised: not a
@@ -360,9 +359,12 @@ class UrlJudge:
         if copied is None:
             return True
         try:
-            return not self._paired_elsewhere(url_parts(url), url_parts(copied))
+            parts, copied_parts = url_parts(url), url_parts(copied)
         except UrlNotCheckedError:
             return False
+        return parts.segments == copied_parts.segments or not self._one_site(
+            parts.host, copied_parts.host
+        )
 
     def unpredicted(self, *urls: str) -> None:
         """Pages fetched at ``urls`` that are not what their path promised: no mirror or
