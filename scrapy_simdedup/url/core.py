@@ -368,8 +368,11 @@ class UrlCore(Generic[T]):
                 actions.append(Revisit(ticket, original))
         elif original is not None and original != key:
             unpredicted = []
-            for fetched in self.judge.found_unpredicted:  # a soft 404, its first, the page
-                if fetched in self.judge.unpredicted_now:
+            # What this verdict found (a soft 404, its first, the page copied), and the
+            # page and its original when known so before (another worker found them).
+            found = (*self.judge.found_unpredicted, url, canonical_or_none(original))
+            for fetched in dict.fromkeys(found):
+                if fetched is not None and fetched in self.judge.unpredicted_now:
                     unpredicted.append(fetched)
                     bets = self.bets.relying_on_its_page(fetched)
                     actions += self._reissue(bets, "counterpart_not_predicted")
