@@ -579,6 +579,7 @@ def test_a_link_to_a_page_another_worker_holds_on_a_bet_is_that_bets(redis_url: 
             assert not isinstance(second.scheduled(Seen(f"{original}/p/{n}", "again")), Skip)
             second.fetched(f"{original}/p/{n}", "original", 200)
             second.verdict(f"{original}/p/{n}", None)
+        assert not second.met_again(f"{mirror}/p/9")  # at hand in the crawl: judged
         again = second.scheduled(Seen(f"{mirror}/p/9", "a link on the second worker"))
         assert isinstance(again, Skip) and again.already_parked, again
         # Released on the second worker: its link is judged here, and fetched.

@@ -120,6 +120,27 @@ def test_a_bet_is_parked_then_reissued_when_its_counterpart_fails(tmp_path: Path
         assert lot.kept == {} and tally["simdedup/url/reissued/counterpart_failed"] == 1
 
 
+def test_a_link_met_again_is_answered_from_its_url_only_where_judging_would_change_nothing(
+    tmp_path: Path,
+) -> None:
+    """``met_again`` spares the middleware building what ``scheduled`` needs, so it must
+    say yes only where ``scheduled`` would fetch and change nothing."""
+    with crawl(tmp_path / "db") as (core, _, tally, _):
+        _teach_mirror(core)
+        queued, copy, variant = f"{ORIGINAL}/p/9", f"{MIRROR}/p/9", f"{ORIGINAL}/p/0?lang=fr"
+        assert not core.met_again(queued)  # never met: judged
+        assert not isinstance(core.scheduled(Seen(queued, "original")), Skip)
+        assert core.met_again(queued) and core.met_again(f"{ORIGINAL}/p/0")  # queued, fetched
+        assert isinstance(core.scheduled(Seen(copy, "copy")), Skip)
+        assert not core.met_again(copy)  # held on a bet: the bet's link (already parked)
+        _page(core, variant, f"{ORIGINAL}/p/0")
+        assert not core.met_again(variant)  # a query may be a switcher's: judged with its source
+        assert not core.met_again("mailto:someone@a.example")  # not checked: counted there
+        parked = tally["simdedup/url/already_parked"]
+        assert isinstance(core.scheduled(Seen(copy, "copy again")), Skip)
+        assert tally["simdedup/url/already_parked"] == parked + 1
+
+
 def test_of_a_mirror_pair_the_host_whose_pages_went_to_the_downloader_less_is_skipped(
     tmp_path: Path,
 ) -> None:

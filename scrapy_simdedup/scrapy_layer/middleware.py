@@ -252,7 +252,7 @@ class UrlSimHashMiddleware:
     def request_scheduled(self, request: Request) -> None:
         """Skips a request before it enters the scheduler (raising ``IgnoreRequest``)."""
         core = self.core
-        if core is None:
+        if core is None or core.met_again(request.url):
             return
         seen = self._seen(request, scheduling=True)
         answer = self._guarded(core.scheduled, seen) or FETCH

@@ -172,6 +172,22 @@ class UrlCore(Generic[T]):
         self.count_rules()
         return len(left)
 
+    def met_again(self, url: str) -> bool:
+        """Whether ``scheduled`` would answer a link to ``url`` with a plain ``FETCH`` and
+        change nothing: this process fetched or queued its URL, no bet holds it, it has no
+        query (a query may be a switcher's, which needs the linking page), and no other
+        worker shares the crawl (their skips count links met again). Most links a page
+        yields are such (seven in eight on a site of articles), and the dupefilter drops
+        them next: answering them from the URL alone spares building what ``scheduled``
+        is given (the request's referrer, its exemptions)."""
+        if self.judge.crawl is not None:
+            return False
+        try:
+            url = canonical_url(url)
+            return "?" not in url and self.bets.get(url) is None and self.judge.covers(url)
+        except (UrlNotCheckedError, StoreError):  # ``scheduled`` counts them
+            return False
+
     def scheduled(self, seen: Seen[T]) -> Fetch | Skip:
         """A request enters the scheduler: judged before it takes a place in the queue."""
         if self._failed() or seen.exempt or seen.offsite:
