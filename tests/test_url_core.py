@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 
 from scrapy_simdedup.index.opening import open_index
-from scrapy_simdedup.url.actions import FollowFailed, FollowUnpredicted, Reissue, Seen, Skip
+from scrapy_simdedup.url.actions import (
+    Fetch,
+    FollowFailed,
+    FollowUnpredicted,
+    Reissue,
+    Seen,
+    Skip,
+)
 from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.core import SAMPLE_WAIT_SECONDS, UrlCore
 from scrapy_simdedup.url.deadlines import (
@@ -131,6 +138,12 @@ def test_a_link_met_again_is_answered_from_its_url_only_where_judging_would_chan
         assert not core.met_again(queued)  # never met: judged
         assert not isinstance(core.scheduled(Seen(queued, "original")), Skip)
         assert core.met_again(queued) and core.met_again(f"{ORIGINAL}/p/0")  # queued, fetched
+        # What judging would have answered there: fetch, nothing counted, nothing queued anew.
+        counted, queued_urls = dict(tally), set(core.judge.queued)
+        for url in (queued, f"{ORIGINAL}/p/0"):
+            answer = core.scheduled(Seen(url, url))
+            assert isinstance(answer, Fetch) and not answer.queued and not answer.sample
+        assert dict(tally) == counted and core.judge.queued == queued_urls
         assert isinstance(core.scheduled(Seen(copy, "copy")), Skip)
         assert not core.met_again(copy)  # held on a bet: the bet's link (already parked)
         _page(core, variant, f"{ORIGINAL}/p/0")
