@@ -31,7 +31,6 @@ reported on "held-out" as well. Deterministic.
 
 from __future__ import annotations
 
-import copy
 import gzip
 import hashlib
 import json
@@ -55,7 +54,7 @@ HALVES = ("tune", "held-out")
 MIN_ARTICLE_CHARS = {"en": 600, "zh": 300}
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]|[^\W\d_]+")
-_TITLE_SEPARATOR = re.compile(r"\s+[-|–—]\s+|_|\s*\|\s*")
+_TITLE_SEPARATOR = re.compile(r"\s+[-|–—]\s+|_|\s*\|\s*|(?<=[\u3400-\u9fff])[-－—]")
 _WRAPPER = re.compile(rb"^\s*<text\b[^>]*>|</text>\s*$")
 
 
@@ -72,7 +71,6 @@ class RealPage:
     @property
     def host(self) -> str:
         return urlsplit(self.url).hostname or self.url
-
 
 
 @dataclass(frozen=True)
@@ -102,8 +100,8 @@ def _git_reader(folder: Path):  # type: ignore[no-untyped-def]
                               capture_output=True, check=True).stdout  # fmt: skip
 
     def names_git(under: str) -> list[str]:
-        out = subprocess.run(["git", "--git-dir", str(folder), "ls-tree", "--name-only",
-                              "HEAD", f"{under}/"], capture_output=True, check=True, text=True)  # fmt: skip
+        command = ["git", "--git-dir", str(folder), "ls-tree", "--name-only", "HEAD", f"{under}/"]
+        out = subprocess.run(command, capture_output=True, check=True, text=True)
         return sorted(out.stdout.split())
 
     return read_git, names_git
@@ -219,6 +217,8 @@ def article_element(root: etree._Element, article: tuple[str, ...]) -> etree._El
         parent = element.getparent()
         if parent is not None and parent in score:
             score[parent] += score[element]
+    for whole in (root, *root.iter("body")):  # the page itself holds no chrome to keep
+        score.pop(whole, None)
     if not score:
         return None
     best = max(score, key=lambda e: score[e])
@@ -263,6 +263,10 @@ def reprinted(donor: RealPage, title: str, paragraphs: tuple[str, ...]) -> str |
     return html.tostring(root, encoding="unicode")
 
 
+def _has_article(page: RealPage) -> bool:
+    return article_element(html.document_fromstring(page.html), page.article) is not None
+
+
 def _edited(paragraphs: tuple[str, ...], rng: random.Random) -> tuple[str, ...]:
     """Two paragraphs with a few words (characters, in Chinese) swapped for others."""
     out = list(paragraphs)
@@ -296,8 +300,7 @@ def cases(pages: tuple[RealPage, ...], language: str, half: str, seed: int = 1) 
                   key=lambda p: hashlib.sha256(p.url.encode()).digest())  # fmt: skip
     split = len(mine) * 2 // 3
     stored, unstored = mine[:split], mine[split:]
-    donors = [p for p in mine
-              if article_element(html.document_fromstring(p.html), p.article) is not None]  # fmt: skip
+    donors = [p for p in mine if _has_article(p)]
     made: list[RealCase] = []
     turn = 0
 
@@ -310,29 +313,28 @@ def cases(pages: tuple[RealPage, ...], language: str, half: str, seed: int = 1) 
                 return donor
         raise ValueError("a single host: no other site to reprint in")
 
-    def add(row: str, donor: RealPage, title: str, paragraphs: tuple[str, ...],
+    def add(row: str, donor: RealPage, article: tuple[str, tuple[str, ...]],
             original: str | None, path: str) -> None:  # fmt: skip
-        page = reprinted(donor, title, paragraphs)
+        page = reprinted(donor, *article)
         if page is not None:
             url = f"{urlsplit(donor.url).scheme}://{donor.host}/{path}"
             made.append(RealCase(row, language, half, url, page, original))
 
     for n, page in enumerate(stored):
         name = headline(page)
-        add("chrome", donor_for(page.host), name, page.article, page.url, f"reprint/{n}")
-        add("edited", donor_for(page.host), name, _edited(page.article, rng), page.url,
+        add("chrome", donor_for(page.host), (name, page.article), page.url, f"reprint/{n}")
+        add("edited", donor_for(page.host), (name, _edited(page.article, rng)), page.url,
             f"edited/{n}")  # fmt: skip
-        add("cut", donor_for(page.host), name, _cut(page.article, rng), page.url, f"cut/{n}")
+        add("cut", donor_for(page.host), (name, _cut(page.article, rng)), page.url, f"cut/{n}")
     stored_donors = [p for p in donors if p in stored]
     for n, page in enumerate(unstored):  # each article never stored is in one case only
         row = KEEP_ROWS[n % 2]
         paragraphs = page.article if row == "same chrome" else (
             stored[n % len(stored)].article[0], *page.article)  # fmt: skip
-        if True:
-            donor = stored_donors[(n + len(row)) % len(stored_donors)]
-            if donor.host == page.host:
-                donor = stored_donors[(n + len(row) + 1) % len(stored_donors)]
-            add(row, donor, headline(page), paragraphs, None, f"{row.replace(' ', '-')}/{n}")
+        donor = stored_donors[(n + len(row)) % len(stored_donors)]
+        if donor.host == page.host:
+            donor = stored_donors[(n + len(row) + 1) % len(stored_donors)]
+        add(row, donor, (headline(page), paragraphs), None, f"{row.replace(' ', '-')}/{n}")
     rng.shuffle(made)
     return stored, made
 

@@ -71,7 +71,7 @@ def test_blocks_round_trip_and_malformed_bytes_are_none() -> None:
 
 
 EDGE = (
-    Block(2**64 - 1, 0, 2**64 - 1, 0x3FFF, 2**64 - 1, chrome=True, volatile=True),
+    Block(2**64 - 1, 0, 2**64 - 1, 0x1FFF, 2**64 - 1, chrome=True, volatile=True, linked=True),
     Block(0, 2**64 - 1, 0, 4),
 )
 

@@ -38,6 +38,7 @@ from typing import overload
 import mmh3
 
 from scrapy_simdedup.fingerprint.chrome import chrome_lines
+from scrapy_simdedup.fingerprint.linklines import is_link_line
 from scrapy_simdedup.fingerprint.nshash import split_sentences
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
 from scrapy_simdedup.fingerprint.volatile import is_volatile, masked
@@ -62,7 +63,8 @@ _OLD_BLOCK = struct.Struct("<QQQH")  # pages stored before masked hashes and chr
 _BLOCK = struct.Struct("<QQQQH")
 _MARKED = 0x8000  # in the count: blocks of the current layout; in a block's words: chrome
 _VOLATILE = 0x4000  # in a block's words: it holds volatile tokens
-_MAX_WORDS = 0x3FFF
+_LINKED = 0x2000  # in a block's words: its lines are links (``linklines.py``)
+_MAX_WORDS = 0x1FFF  # a sentence of 8,192 words stored before the flag reads as linked
 MAX_WORDSET_WORDS = 32
 """Up to this many words, word sets tell an edited sentence (most bits in common) from
 another sentence; beyond, their 64 bits fill up, and the SimHash decides."""
@@ -82,6 +84,7 @@ class Block:
     masked: int = 0
     chrome: bool = False
     volatile: bool = False  # it holds a date, a time, a long count or an id
+    linked: bool = False  # its lines were mostly links (``linklines.py``)
 
     @property
     def template_hash(self) -> int:
@@ -122,31 +125,34 @@ def packed_text_blocks(text: str, seed: int, *, chrome: list[bool] | None = None
     return PackedBlocks(_packed(_block_fields(text, seed, chrome)))
 
 
-_Fields = tuple[int, int, int, int, int, bool, bool]  # a Block's, in its order
+_Fields = tuple[int, int, int, int, int, bool, bool, bool]  # a Block's, in its order
 
 
 def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fields]:
     sentences: list[str] = []
     words: list[list[str]] = []
     chrome_blocks: list[bool] = []
+    linked_blocks: list[bool] = []
     run: list[str] = []
     run_words: list[str] = []
-    run_chrome = True
+    run_chrome = run_linked = True
 
     def close_run() -> None:
-        nonlocal run_chrome
+        nonlocal run_chrome, run_linked
         if len(run_words) >= MIN_BLOCK_WORDS:
             sentences.append(" ".join(run))
             words.append(list(run_words))
             chrome_blocks.append(run_chrome)
+            linked_blocks.append(run_linked)
         run.clear()
         run_words.clear()
-        run_chrome = True
+        run_chrome = run_linked = True
 
     lines = text[:MAX_BLOCK_CHARS].splitlines()
     if chrome is None or len(text) > MAX_BLOCK_CHARS or len(chrome) != len(lines):
         chrome = chrome_lines(lines)  # the lines of the text's start, as they are cut
     for line, line_is_chrome in zip(lines, chrome, strict=True):
+        line_is_links = is_link_line(line)
         for sentence in split_sentences(line):
             found = _WORD.findall(sentence.lower())
             if len(found) >= MIN_BLOCK_WORDS:
@@ -154,10 +160,12 @@ def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fiel
                 sentences.append(sentence)
                 words.append(found)
                 chrome_blocks.append(line_is_chrome)
+                linked_blocks.append(line_is_links)
             elif found:
                 run.append(sentence)
                 run_words.extend(found)
                 run_chrome = run_chrome and line_is_chrome
+                run_linked = run_linked and line_is_links
                 if len(run_words) >= MIN_BLOCK_WORDS and _ends_run(sentence, seed):
                     close_run()
             if len(sentences) >= MAX_BLOCKS:
@@ -167,18 +175,21 @@ def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fiel
     else:
         close_run()
     del sentences[MAX_BLOCKS:], words[MAX_BLOCKS:], chrome_blocks[MAX_BLOCKS:]
+    del linked_blocks[MAX_BLOCKS:]
     if not sentences:
         return []
     prints = _word_prints(words, seed)
     fields: list[_Fields] = []
-    for sentence, (simhash, wordset), found, is_line_chrome in zip(
-        sentences, prints, words, chrome_blocks, strict=True
+    for sentence, (simhash, wordset), found, is_line_chrome, links in zip(
+        sentences, prints, words, chrome_blocks, linked_blocks, strict=True
     ):
         exact = _sentence_hash(sentence, seed)
         mask = masked(sentence)
         masked_hash = _sentence_hash(mask, seed) if mask != sentence else 0
         volatile = bool(masked_hash) and is_volatile(sentence)
-        fields.append((exact, simhash, wordset, len(found), masked_hash, is_line_chrome, volatile))
+        fields.append(
+            (exact, simhash, wordset, len(found), masked_hash, is_line_chrome, volatile, links)
+        )
     return fields
 
 
@@ -212,7 +223,10 @@ def _word_prints(blocks: list[list[str]], seed: int) -> list[tuple[int, int]]:
 
 def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
     return _packed(
-        [(b.exact, b.simhash, b.wordset, b.words, b.masked, b.chrome, b.volatile) for b in blocks]
+        [
+            (b.exact, b.simhash, b.wordset, b.words, b.masked, b.chrome, b.volatile, b.linked)
+            for b in blocks
+        ]
     )
 
 
@@ -221,15 +235,16 @@ def _packed(found: list[_Fields]) -> bytes:
     blocks), then each block's hashes and its word count with its chrome and volatile
     flags."""
     flat: list[int] = []
-    for exact, simhash, wordset, words, masked_hash, is_chrome_block, volatile in found:
+    for exact, simhash, wordset, words, masked_hash, is_chrome_block, volatile, links in found:
         flags = (_MARKED if is_chrome_block else 0) | (_VOLATILE if volatile else 0)
+        flags |= _LINKED if links else 0
         flat += (exact, simhash, wordset, masked_hash, min(words, _MAX_WORDS) | flags)
     return _packing(len(found)).pack(len(found) | _MARKED, *flat)
 
 
 def _block_of(exact: int, simhash: int, wordset: int, masked: int, words: int) -> Block:
-    chrome, volatile = bool(words & _MARKED), bool(words & _VOLATILE)
-    return Block(exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile)
+    chrome, volatile, links = bool(words & _MARKED), bool(words & _VOLATILE), bool(words & _LINKED)
+    return Block(exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile, links)
 
 
 def blocks_from_bytes(raw: bytes) -> tuple[Block, ...] | None:

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from scrapy_simdedup.fingerprint.linklines import LINK_MARK
+
 SHORT_WORDS = 12
 """A line this short with a marker anywhere is chrome ("Views: 3,281", "posted by ann")."""
 MAX_CHROME_WORDS = 30
@@ -150,6 +152,7 @@ def chrome_lines(lines: list[str]) -> list[bool]:
     """Whether each of ``lines`` is chrome (``is_chrome``, or in a list of addresses); a
     blank line is not. Worked out once per text: ``without_chrome`` and the text's blocks
     both need it."""
+    lines = [line.lstrip(LINK_MARK) for line in lines]  # a line of links reads as its text
     listed = listed_addresses(lines)
     return [
         bool(line.strip()) and (index in listed or is_chrome(line))

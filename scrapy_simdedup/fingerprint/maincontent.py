@@ -12,6 +12,9 @@ of the chrome where ``page_text`` left 67%, and costs less than ``page_text`` (0
 page against 0.31 in the same run); trafilatura left less chrome but took 3-5 ms a page and
 dropped titles, jusText lost Chinese pages.
 
+The extract is read with its links (``linklines.py``): a line that is mostly links (a
+menu, a "related" list, a share bar the extractor kept) is marked as such.
+
 When the extract is short (under ``MIN_WORDS`` words, or ``MIN_SHARE`` of the page's text)
 the extractor has missed the content, and the whole page's readable text (``page_text``) is
 used instead: a page is never judged on less than it holds.
@@ -21,12 +24,12 @@ from __future__ import annotations
 
 import re
 
+from scrapy_simdedup.fingerprint.linklines import marked_lines
 from scrapy_simdedup.fingerprint.pagetext import decode_page, page_text
 
 MIN_WORDS = 20
 MIN_SHARE = 0.25
 _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]|\w+")
-_BLANK_LINES = re.compile(r"\n\s*\n+")
 
 
 def main_text(page: str | bytes, *, content_type: str | None = None) -> str:
@@ -41,9 +44,12 @@ def main_text(page: str | bytes, *, content_type: str | None = None) -> str:
     if not clean.strip():
         return ""
     tree = HTMLTree.parse(clean)
-    main = extract_plain_text(tree, main_content=True, preserve_formatting=True)
+    extract = extract_plain_text(
+        tree, main_content=True, preserve_formatting="minimal_html", links=True
+    )
+    main = marked_lines(extract)
     whole = extract_plain_text(tree, main_content=False, preserve_formatting=True)
     found, total = len(_WORD.findall(main)), len(_WORD.findall(whole))
     if found < MIN_WORDS or found < MIN_SHARE * total:
         return page_text(markup)
-    return _BLANK_LINES.sub("\n", main).strip()
+    return main

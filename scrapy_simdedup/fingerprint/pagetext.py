@@ -7,9 +7,10 @@ bodies (images, PDFs, archives) and bytes no decoder explains are refused with
 ``UndecodablePageError`` instead of being fingerprinted as garbage.
 
 The text leaves out what is not the page's content and what mirrors change: scripts, styles,
-templates, comments, and page furniture (nav, header, footer, aside, forms, menus, and
-elements with the matching ARIA roles). Block elements become line breaks, so sentence-based
-fingerprints (nshash) see paragraph ends.
+templates, comments, and page furniture (nav, header, footer, aside, forms but one that holds
+the page, menus, and elements with the matching ARIA roles). Block elements become line
+breaks, so sentence-based fingerprints (nshash) see paragraph ends; a line that is mostly
+links is marked (``linklines.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import codecs
 import html as html_lib
 import re
 from dataclasses import dataclass
+from itertools import islice
 
 import charset_normalizer
 from charset_normalizer.md import mess_ratio
@@ -30,8 +32,11 @@ from w3lib.encoding import (
 )
 
 from scrapy_simdedup.errors import UndecodablePageError
+from scrapy_simdedup.fingerprint.linklines import MarkedLines
 
 DETECTION_SAMPLE_BYTES = 65_536
+FORM_PAGE_ELEMENTS = 150
+"""A form with more elements than this holds the page, not a control (see ``_holds_page``)."""
 MAX_MESS = 0.2
 """Above this charset-normalizer "mess ratio" a decoding is garbage (e.g. GBK read as cp1252),
 however strictly it decoded; the next candidate is tried."""
@@ -219,31 +224,52 @@ def _flat_text(markup: str) -> str:
 
 
 def _readable_text(root: etree._Element) -> str:
-    parts: list[str] = []
+    """The text, a line per block, lines that are mostly links marked (``linklines.py``)."""
+    lines = MarkedLines()
     skipping: etree._Element | None = None
+    links = 0  # inside how many <a> elements
     for event, element in etree.iterwalk(root, events=("start", "end")):
         if skipping is not None:
             if event == "end" and element is skipping:
                 skipping = None
-                parts.append(element.tail or "")
+                lines.add(element.tail or "", links > 0)
             continue
         tag = element.tag if isinstance(element.tag, str) else ""
         if event == "start":
-            if (
-                tag in _DROPPED_TAGS
-                or element.get("role") in _DROPPED_ROLES
-                or element.get("hidden") is not None
-            ):
+            if _furniture(element, tag):
                 skipping = element
                 continue
             if tag in _BLOCK_TAGS:
-                parts.append("\n")
-            parts.append(element.text or "")
+                lines.end_line()
+            links += tag == "a"
+            lines.add(element.text or "", links > 0)
         else:
             if tag in _BLOCK_TAGS:
-                parts.append("\n")
-            parts.append(element.tail or "")
-    return _tidy("".join(parts))
+                lines.end_line()
+            links -= tag == "a"
+            lines.add(element.tail or "", links > 0)
+    return lines.text()
+
+
+def _furniture(element: etree._Element, tag: str) -> bool:
+    """Page furniture, left out. A form that holds the page itself (ASP.NET wraps every page
+    in one, and so do some portals) is no furniture: only its controls are."""
+    if tag == "form":
+        return not _holds_page(element)
+    return (
+        tag in _DROPPED_TAGS
+        or element.get("role") in _DROPPED_ROLES
+        or element.get("hidden") is not None
+    )
+
+
+def _holds_page(form: etree._Element) -> bool:
+    """A form with headings, an article or a main element, or more elements than a search
+    box, a login or a comment form have."""
+    if next(form.iter("h1", "h2", "article", "main"), None) is not None:
+        return True
+    counted = sum(1 for _ in islice(form.iter(), FORM_PAGE_ELEMENTS + 1))
+    return counted > FORM_PAGE_ELEMENTS
 
 
 def _tidy(text: str) -> str:

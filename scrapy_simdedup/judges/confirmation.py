@@ -49,7 +49,12 @@ if TYPE_CHECKING:
     from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
 
 NOVEL_MIN_WORDS = 12
-MIN_COVERS = 0.4
+MAX_AROUND_WORDS = 12
+"""Across hosts, a block this short before or after all the content a page shares with its
+candidate is chrome by its shape and place (see ``_around``)."""
+AROUND_HELD_SHARE = 0.5
+"""... when the content the page shares is at least this share of its content."""
+MIN_COVERS = 0.2
 """A page holding at least this share of a candidate's content words from its start, and
 adding none of its own, is its copy however much shorter (a cut reprint: 0.43-0.6 where
 three long paragraphs went). One article of a digest of six, or one product of a category
@@ -110,12 +115,17 @@ def confirm(
     template: frozenset[int] = frozenset(),
     *,
     same_host: bool = False,
+    host_seen: bool = False,
 ) -> Confirmation:
     """Compare a page with a stored candidate's payload; ``template``: the template hashes
     of the blocks its host shares across pages. ``same_host``: the candidate is a page of
     the page's own host, where a new first line is no new title (an event, a product, a
     job on a shared description) and a page that holds another without being like it
-    (sketches) is a page of its own: only similarity confirms a copy there."""
+    (sketches) is a page of its own: only similarity confirms a copy there. ``host_seen``:
+    a stored page of the page's host shares a block with it, so that its host's template
+    is in evidence; only then are short lines around the shared content chrome by their
+    place (at a host's first page the block it shares may be that template: a shop's
+    delivery terms, beside a product's name and specification)."""
     mine, theirs = done.fingerprint.sketch, Sketch.from_bytes(payload[:SKETCH_BYTES])
     if mine is None or theirs is None:
         return NO_SKETCH
@@ -129,7 +139,8 @@ def confirm(
     if stored_blocks is None:  # stored before blocks were kept: similarity alone
         return Confirmation(similarity, similar, contained, contains, length_ratio=ratio)
     blocks = done.blocks.decoded()
-    page = _compared(blocks, stored_blocks, template, retitles=not same_host)
+    page = _compared(blocks, stored_blocks, template, retitles=not same_host,
+                     around=not same_host and host_seen)  # fmt: skip
     stored = _compared(stored_blocks, blocks, template, retitles=not same_host)
     novel, lacking = page.novel, stored.novel
     adds = novel >= NOVEL_MIN_WORDS
@@ -172,14 +183,21 @@ def _compared(
     template: frozenset[int],
     *,
     retitles: bool = True,
+    around: bool = False,
 ) -> _Compared:
+    """``retitles``: the pages are of two hosts, where a new first line is a new title and
+    lines of links add nothing; ``around``: and short lines around the content ``mine``
+    shares are chrome too (``_around``), when that content is most of the page's (a
+    reprint's article, not a shop's line of delivery terms beside a product's name)."""
     places: dict[int, list[int]] = {}  # exact hash -> where the stored page has it
     for there, block in enumerate(theirs):
         places.setdefault(block.exact, []).append(there)
-    novel = content = chrome = templated = 0
+    content = chrome = templated = 0
     added: set[int] = set()
     counted: set[int] = set()
     unmatched: list[Block] | None = None
+    novel_at: list[int] = []  # where the page's novel blocks are
+    held_at: list[int] = []  # where it has the other's content, as it is or edited
     exacts = {block.exact for block in mine}
     retitled_at = retitled(mine, theirs, template, exacts) if retitles else None
     # A sentence that differs from one of theirs in its figures alone (a price, a spec, a
@@ -198,19 +216,45 @@ def _compared(
         matched = block.exact in places
         if not matched:
             added.add(block.template_hash)
-        if block.chrome:
+        if block.chrome or (retitles and block.linked and not matched):
             chrome += block.words
             continue
         content += block.words
-        if matched or at == retitled_at:
+        if matched:
+            held_at.append(at)
+            continue
+        if at == retitled_at:  # no new content, nor a sign of where the shared content is
             continue
         if block.masked in figures:
-            novel += block.words
+            novel_at.append(at)
             continue
         if edited(mine, at, theirs, places, spare):
+            held_at.append(at)
             continue
         if unmatched is None:
             unmatched = [b for b in theirs if b.exact in spare and not b.chrome]
         if not edited_anywhere(block, unmatched) and not joined(block, theirs, spare):
-            novel += block.words
+            novel_at.append(at)
+        else:
+            held_at.append(at)
+    novel = sum(mine[at].words for at in novel_at)
+    held = sum(mine[at].words for at in held_at)
+    if around and held_at and held >= AROUND_HELD_SHARE * content:
+        placed = _around(mine, novel_at, held_at[0], held_at[-1])
+        novel -= placed
+        chrome += placed
+        content -= placed
     return _Compared(novel, content, chrome, templated, frozenset(added))
+
+
+def _around(mine: tuple[Block, ...], novel_at: list[int], first: int, last: int) -> int:
+    """The words of the novel blocks that are chrome by their shape and place: short lines
+    (``MAX_AROUND_WORDS``) before the first or after the last of the blocks the page shares
+    with the other (a breadcrumb, a caption, a label, a "related" headline, a tool link).
+    A long paragraph is content wherever it sits (the rest of an article after its cut
+    reprint), and so is any line between two shared ones (a paragraph inserted)."""
+    return sum(
+        mine[at].words
+        for at in novel_at
+        if (at < first or at > last) and mine[at].words < MAX_AROUND_WORDS
+    )

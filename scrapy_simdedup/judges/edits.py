@@ -22,6 +22,8 @@ from scrapy_simdedup.fingerprint.blocks import (
 
 MIN_ANYWHERE_WORDS = 8
 MAX_TITLE_WORDS = 30
+MIN_PARAGRAPH_WORDS = 12
+"""A block this long is a sentence of a paragraph; shorter ones may be a page's labels."""
 MAX_JOIN_BITS = 48
 MISSING_JOIN_BITS = 1
 CLOSE_BITS = 8
@@ -60,15 +62,19 @@ def starts_alike(
     mine: tuple[Block, ...], theirs: tuple[Block, ...], template: frozenset[int]
 ) -> bool:
     """Whether the page starts where the stored page starts: no more than a title's words
-    (``MAX_TITLE_WORDS``) of the stored page's content come before the first of its blocks
-    that the page has. A cut reprint keeps its original's lead; a section of a longer page,
-    or the third article of a digest, starts in its middle."""
+    (``MAX_TITLE_WORDS``) of the stored page's paragraphs come before the first of its
+    blocks that the page has. A cut reprint keeps its original's lead; a section of a
+    longer page, or the third article of a digest, starts in its middle. Short lines and
+    lines of links before it (a byline, a caption, a menu the extractor kept) are no
+    paragraphs."""
     exacts = {block.exact for block in mine}
     before = 0
     for block in theirs:
         if block.exact in exacts:
             return True
-        if not block.chrome and block.template_hash not in template:
+        if block.chrome or block.linked or block.template_hash in template:
+            continue
+        if block.words >= MIN_PARAGRAPH_WORDS:
             before += block.words
             if before > MAX_TITLE_WORDS:
                 return False

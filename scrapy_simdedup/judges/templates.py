@@ -47,13 +47,19 @@ class PageTemplates:
     site's (``own``, from ``counts``), and with a candidate's site's as well (a mirror
     copies its original's template with its pages); each site's counts are read once.
     ``skipped_sentences``: the exact hashes of the page's template and chrome blocks,
-    which find no nshash candidates and claim no sentence."""
+    which find no nshash candidates and claim no sentence.
+
+    Against a page of another host, every block a stored page of the page's own host
+    already carries is left out too (``known``): a portal's cookie notice, its author's
+    bio, its newsletter box are on its other pages, and dropping a copy that adds only
+    them loses no text the store does not hold."""
 
     def __init__(self, blocks: BlockCounts, page: PackedBlocks, key: str | None) -> None:
         self._blocks, self._templates = blocks, page.templates
         self.host = host_of(key) if key else ""
         self.counts = blocks.counts(self.host, self._templates)
         self.own = template_of(self.counts)
+        self.known = frozenset(self.counts)  # on one stored page of the host or more
         exacts = page.exacts
         self.skipped_sentences = frozenset(
             exact
@@ -68,5 +74,5 @@ class PageTemplates:
         if host == self.host:
             return self.own
         if host not in self._with:
-            self._with[host] = self.own | self._blocks.template(host, self._templates)
+            self._with[host] = self.known | self._blocks.template(host, self._templates)
         return self._with[host]
