@@ -260,7 +260,25 @@ def reprinted(donor: RealPage, title: str, paragraphs: tuple[str, ...]) -> str |
             for child in list(element):
                 element.remove(child)
             element.text = title
+    if _left_of(donor.article, root, paragraphs) > MAX_LEFT:
+        return None  # the donor's article is elsewhere too (a teaser, a second copy)
     return html.tostring(root, encoding="unicode")
+
+
+MAX_LEFT = 0.2
+"""A donor page may keep this share of its own article's words (those the laid-in article
+lacks) outside the replaced element; more, and the page would carry two articles."""
+
+
+def _left_of(article: tuple[str, ...], root: etree._Element, laid_in: tuple[str, ...]) -> float:
+    """The share of ``article``'s own words (not in ``laid_in``) still on the page."""
+    for dropped in root.xpath("//script|//style|//noscript"):
+        dropped.drop_tree() if dropped.getparent() is not None else None
+    own = set(_tokens(" ".join(article))) - set(_tokens(" ".join(laid_in)))
+    if not own:
+        return 0.0
+    on_page = set(_tokens(root.text_content()))
+    return len(own & on_page) / len(own)
 
 
 def _has_article(page: RealPage) -> bool:
@@ -345,3 +363,52 @@ def all_cases(sets: str) -> Iterator[tuple[str, str, list[RealPage], list[RealCa
         for half in HALVES:
             stored, made = cases(pages, language, half)
             yield language, half, stored, made
+
+
+def judged(sets: str, decider_type: type) -> dict[str, dict[str, float]]:
+    """Per "language half row": the share of the row's pages dropped (``dropped``) and how
+    many pages it has (``pages``), each half judged as a stream by a real pipeline: its
+    stored originals first, then its cases in a fixed shuffled order. ``cpu``: the crawl's
+    process's extraction (``main_text``) and the helper's fingerprinting, per page, in ms."""
+    results: dict[str, dict[str, float]] = {}
+    for language, half, stored, made in all_cases(sets):
+        decider = decider_type(3, 0.8)
+        for page in stored:
+            decider.keeps(page.url, page.html)
+        kept: dict[str, list[bool]] = {row: [] for row in ROWS}
+        for case in made:
+            kept[case.row].append(decider.keeps(case.url, case.html))
+        decider.close()
+        for row, verdicts in kept.items():
+            results[f"{language} {half} {row}"] = {
+                "dropped": sum(not k for k in verdicts) / len(verdicts) if verdicts else 0.0,
+                "pages": float(len(verdicts)),
+            }
+    results["cpu"] = _cpu(sets)
+    return results
+
+
+def _cpu(sets: str) -> dict[str, float]:
+    """Median CPU per real page (3 rounds over every page and case): the main-content
+    extraction the crawl's process does, and the fingerprinting the helper does."""
+    import time
+
+    from scrapy_simdedup.fingerprint.fingerprinted import fingerprinted
+    from scrapy_simdedup.fingerprint.maincontent import main_text
+    from scrapy_simdedup.index.opening import open_index
+
+    pages = [p.html for p in real_pages(sets)]
+    pages += [c.html for *_, made in all_cases(sets) for c in made]
+    texts = [main_text(page) for page in pages]
+    extract, prints = [], []
+    with open_index("memory") as index:
+        for _ in range(3):
+            started = time.process_time()
+            for page in pages:
+                main_text(page)
+            extract.append(1000 * (time.process_time() - started) / len(pages))
+            started = time.process_time()
+            for text in texts:
+                fingerprinted(text, index.tokenizer, index.seed)
+            prints.append(1000 * (time.process_time() - started) / len(texts))
+    return {"extract_ms": sorted(extract)[1], "fingerprint_ms": sorted(prints)[1]}

@@ -1,6 +1,6 @@
 """Reprints by edit kind and a mirror with a live banner: the share of each row dropped.
 
-    python3 benchmarks/reprint_quality.py [--before CHECKOUT] [--count 60]
+    python3 benchmarks/reprint_quality.py [--before CHECKOUT] [--count 60] [--sets DIR]
 
 Each row of ``portal.py`` is judged by a real ContentSeenPipeline on a memory index, two
 ways: as a stream (the stored pages first, then the row's pages in order: a portal's
@@ -12,6 +12,11 @@ printed beside. The helper's CPU per judged page is printed for both, and the cr
 process's per decision (the texts fingerprinted beforehand) on a memory index and on a
 LevelDB folder, where the content judge's store work is a crawl's, and on LevelDB for the
 template-heavy pages of ``templated.py``.
+
+``--sets DIR`` (a folder holding clones of the two public sets ``realpages.py`` names)
+adds real pages of real sites: reprints laid into other real sites' pages, per language
+and per half of the sites ("tune", on which thresholds were chosen, and "held-out"). Copy
+rows should be dropped (target: at least 95% on the held-out half), keep rows never.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,6 +43,7 @@ if CODE:
 from benchmarks import portal  # noqa: E402
 
 COPY_TARGET = {"cut": 0.95, "typical cut": 0.95}
+REAL_TARGET = 0.95
 
 
 def judged(count: int) -> dict[str, dict[str, float]]:
@@ -166,10 +173,11 @@ def _fresh(case: portal.Case, decider_type: type) -> bool:
     return kept
 
 
-def before(checkout: Path, count: int) -> dict[str, dict[str, float]]:
-    """``judged`` by the code of ``checkout``, in a subprocess."""
+def before(checkout: Path, count: int, sets: str | None) -> dict[str, dict[str, float]]:
+    """``judged`` (and ``realpages.judged``) by the code of ``checkout``, in a subprocess."""
     env = {**os.environ, "SIMDEDUP_BENCHMARK_CODE": str(checkout.resolve())}
     command = [sys.executable, __file__, "--json", "--count", str(count)]
+    command += ["--sets", sets] if sets else []
     out = subprocess.run(command, capture_output=True, text=True, env=env, check=True,
                          timeout=3600)  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -179,16 +187,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=60, help="articles per language")
     parser.add_argument("--before", type=Path, help="a checkout of an earlier revision")
+    parser.add_argument("--sets", help="a folder with clones of the real-page sets")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.json:
         import scrapy_simdedup
 
         print(f"judged by {scrapy_simdedup.__file__}", file=sys.stderr)
-        print(json.dumps(judged(args.count)))
+        print(json.dumps(_all_judged(args.count, args.sets)))
         return
-    earlier = before(args.before, args.count) if args.before else None
-    now = judged(args.count)
+    earlier = before(args.before, args.count, args.sets) if args.before else None
+    now = _all_judged(args.count, args.sets)
+    real_now = now.pop("real", None)
+    real_before = earlier.pop("real", None) if earlier else None
     head = f"{'row':22} {'should be':9} {'dropped: stream':>15} {'fresh':>6}"
     print(head + (f" {'before: stream':>15} {'fresh':>6}" if earlier else ""))
     for row, shares in now.items():
@@ -217,6 +228,49 @@ def main() -> None:
                        ("decide_templated_ms", "deciding templated pages on LevelDB")):  # fmt: skip
         line = f"{what} per page: {now['cpu'][name]:.3f} ms"
         if earlier and name in earlier["cpu"]:
+            line += f" (before: {earlier['cpu'][name]:.3f} ms)"
+        print(line)
+    if real_now is not None:
+        _print_real(real_now, real_before)
+
+
+def _all_judged(count: int, sets: str | None) -> dict[str, Any]:
+    results: dict[str, Any] = dict(judged(count))
+    if sets:
+        from benchmarks import realpages
+        from benchmarks.quality import Decider
+
+        results["real"] = realpages.judged(sets, Decider)
+    return results
+
+
+Rows = dict[str, dict[str, float]]
+
+
+def _print_real(now: Rows, earlier: Rows | None) -> None:
+    from benchmarks import realpages
+
+    print()
+    print("real pages (reprints laid into other real sites' pages; thresholds chosen on 'tune')")
+    head = f"{'language half row':28} {'should be':9} {'pages':>5} {'dropped':>8}"
+    print(head + (f" {'before':>8}" if earlier else ""))
+    for row, shares in now.items():
+        if row == "cpu":
+            continue
+        kind = row.split(" ", 2)[2]
+        should = "copy" if kind in realpages.COPY_ROWS else "kept"
+        line = f"{row:28} {should:9} {shares['pages']:5.0f} {shares['dropped']:8.1%}"
+        if earlier and row in earlier:
+            line += f" {earlier[row]['dropped']:8.1%}"
+        if should == "copy" and "held-out" in row and shares["dropped"] < REAL_TARGET:
+            line += f"  below {REAL_TARGET:.0%}"
+        if should == "kept" and shares["dropped"] > 0:
+            line += "  DISTINCT PAGES DROPPED"
+        print(line)
+    for name, what in (("extract_ms", "main-content extraction (the crawl's process)"),
+                       ("fingerprint_ms", "fingerprinting (the helper's work)")):  # fmt: skip
+        line = f"{what} per real page: {now['cpu'][name]:.3f} ms"
+        if earlier and name in earlier.get("cpu", {}):
             line += f" (before: {earlier['cpu'][name]:.3f} ms)"
         print(line)
 

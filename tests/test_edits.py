@@ -11,7 +11,6 @@ from scrapy_simdedup.judges.edits import (
     joined,
     retitled,
     spare_sentences,
-    starts_alike,
 )
 
 ARTICLE = english_articles(3000)[0]
@@ -61,10 +60,3 @@ def test_a_new_title_in_place_of_the_old_is_found(page: str, expected: int | Non
     mine = blocks(page.format(title=title.strip(), body=body))
     exacts = {block.exact for block in mine}
     assert retitled(mine, stored, frozenset(), exacts) == expected
-
-
-def test_a_cut_reprint_starts_alike_and_a_section_does_not() -> None:
-    paragraphs = [p for p in ARTICLE.split("\n\n") if len(p.split()) > 12]
-    stored = blocks("\n".join(paragraphs))
-    assert starts_alike(blocks("\n".join(paragraphs[:1] + paragraphs[3:])), stored, frozenset())
-    assert not starts_alike(blocks("\n".join(paragraphs[3:])), stored, frozenset())

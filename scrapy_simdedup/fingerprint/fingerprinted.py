@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from scrapy_simdedup.errors import TextTooShortError
 from scrapy_simdedup.fingerprint.blocks import PackedBlocks, packed_text_blocks
 from scrapy_simdedup.fingerprint.chrome import chrome_lines, without_chrome
+from scrapy_simdedup.fingerprint.linklines import is_link_line
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes, split_sentences
 from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, exact_hash, fingerprint_text
@@ -31,6 +32,13 @@ def payload_of(sketch: Sketch | None, blocks: PackedBlocks) -> bytes:
     return (sketch.to_bytes() + blocks.raw) if sketch is not None else b""
 
 
+def _read_sentences(content: str) -> list[str]:
+    """The sentences a reader reads: lines of links (a menu, a "related" list) are not
+    where a page's longest sentences are looked for, unless the page is all links."""
+    read = [line for line in content.splitlines() if not is_link_line(line)]
+    return split_sentences("\n".join(read) if read else content)
+
+
 def fingerprinted(
     text: str, tokenizer: Tokenizer, seed: int, *, exact: int | None = None
 ) -> Fingerprinted:
@@ -45,7 +53,7 @@ def fingerprinted(
         content, tokenizer=tokenizer, seed=seed, with_sketch=True, exact=exact
     )
     try:
-        sentences = sentence_hashes(content, seed=seed, split=split_sentences(content))
+        sentences = sentence_hashes(content, seed=seed, split=_read_sentences(content))
     except TextTooShortError:
         sentences = frozenset()
     blocks = packed_text_blocks(text, seed, chrome=chrome)

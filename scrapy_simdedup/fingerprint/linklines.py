@@ -22,12 +22,16 @@ import re
 LINK_MARK = "\u2060"
 """WORD JOINER: invisible, no word character, kept by ``str.strip``."""
 MIN_LINK_SHARE = 0.5
-"""A line with at least this share of its letters inside links is a line of links."""
-_LINE_TAGS = frozenset(
-    ["p", "br", "li", "ul", "ol", "pre", "h1", "h2", "h3", "h4", "h5", "h6", "div", "tr", "table"]
+"""A line with at least this share of its characters (spaces aside) inside links is a line
+of links."""
+MAX_LINK_LINE_CHARS = 300
+"""A longer line is a paragraph, linked or not (a teaser card, markup whose link never
+closes): no headline, menu or share bar is that long."""
+_LINE_BREAK = re.compile(
+    r"<(?:/?(?:p|li|ul|ol|pre|h[1-6]|div|tr|table)|br)\b[^>]*>|\n", re.IGNORECASE
 )
-_TOKEN = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b[^>]*>|([^<]+)")
-_LETTERS = re.compile(r"\w")
+_LINK = re.compile(r"<a\b[^>]*>(.*?)(?:</a\s*>|$)", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
 _SPACE = re.compile(r"[^\S\n]+")
 
 
@@ -55,15 +59,17 @@ class MarkedLines:
         for n, piece in enumerate(text.replace(LINK_MARK, "").split("\n")):
             if n:
                 self.end_line()
-            letters = len(_LETTERS.findall(piece))
-            self._total += letters
-            self._linked += letters if in_link else 0
+            chars = _chars(piece)
+            self._total += chars
+            self._linked += chars if in_link else 0
             self._parts.append(piece)
 
     def end_line(self) -> None:
         line = _SPACE.sub(" ", "".join(self._parts)).strip()
         if line:
-            links = self._total and self._linked >= MIN_LINK_SHARE * self._total
+            links = 0 < self._total <= MAX_LINK_LINE_CHARS and (
+                self._linked >= MIN_LINK_SHARE * self._total
+            )
             self._lines.append(LINK_MARK + line if links else line)
         self._parts.clear()
         self._linked = self._total = 0
@@ -75,17 +81,32 @@ class MarkedLines:
 
 def marked_lines(minimal_html: str) -> str:
     """The text of resiliparse's minimal HTML (``links=True``), one line per block, each
-    line that is mostly links starting with ``LINK_MARK``."""
-    lines = MarkedLines()
-    depth = 0  # inside how many <a> elements
-    for match in _TOKEN.finditer(minimal_html):
-        closing, tag, text = match.groups()
-        if text is not None:
-            lines.add(html.unescape(text), depth > 0)
+    line that is mostly links starting with ``LINK_MARK``. A link the extract leaves open
+    ends with its line."""
+    lines: list[str] = []
+    for raw in _LINE_BREAK.split(minimal_html):
+        if not raw or raw.isspace():
             continue
-        name = tag.lower()
-        if name == "a":
-            depth = max(0, depth - 1) if closing else depth + 1
-        elif name in _LINE_TAGS:
-            lines.end_line()
-    return lines.text()
+        line = _text_of(raw)
+        if not line:
+            continue
+        total = _chars(line)
+        linked = 0
+        if "<a" in raw or "<A" in raw:
+            for inside in _LINK.findall(raw):
+                text = _text_of(inside)
+                linked += _chars(text)
+        links = 0 < total <= MAX_LINK_LINE_CHARS and linked >= MIN_LINK_SHARE * total
+        lines.append(LINK_MARK + line if links else line)
+    return "\n".join(lines)
+
+
+def _chars(text: str) -> int:
+    return len(text) - text.count(" ") - text.count("\t")
+
+
+def _text_of(markup: str) -> str:
+    text = _TAG.sub("", markup) if "<" in markup else markup
+    if "&" in text:
+        text = html.unescape(text)
+    return _SPACE.sub(" ", text.replace(LINK_MARK, "")).strip()

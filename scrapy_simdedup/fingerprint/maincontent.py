@@ -15,9 +15,9 @@ dropped titles, jusText lost Chinese pages.
 The extract is read with its links (``linklines.py``): a line that is mostly links (a
 menu, a "related" list, a share bar the extractor kept) is marked as such.
 
-When the extract is short (under ``MIN_WORDS`` words, or ``MIN_SHARE`` of the page's text)
-the extractor has missed the content, and the whole page's readable text (``page_text``) is
-used instead: a page is never judged on less than it holds.
+When the extract is short (under ``MIN_WORDS`` words, or ``MIN_SHARE`` of the characters of
+the page's text) the extractor has missed the content, and the whole page's readable text
+(``page_text``) is used instead: a page is never judged on less than it holds.
 """
 
 from __future__ import annotations
@@ -48,8 +48,15 @@ def main_text(page: str | bytes, *, content_type: str | None = None) -> str:
         tree, main_content=True, preserve_formatting="minimal_html", links=True
     )
     main = marked_lines(extract)
-    whole = extract_plain_text(tree, main_content=False, preserve_formatting=True)
-    found, total = len(_WORD.findall(main)), len(_WORD.findall(whole))
-    if found < MIN_WORDS or found < MIN_SHARE * total:
+    if len(_WORD.findall(main)) < MIN_WORDS:
+        return page_text(markup)
+    whole = extract_plain_text(tree, main_content=False, preserve_formatting=False)
+    if _chars(main) < MIN_SHARE * _chars(whole):
         return page_text(markup)
     return main
+
+
+def _chars(text: str) -> int:
+    """Characters but spaces: the share of a page an extract holds, at a fraction of what
+    counting its words costs (0.4 ms on a real page's whole text)."""
+    return len(text) - text.count(" ") - text.count("\n")

@@ -17,6 +17,26 @@ of a long article is content), a merged article, a product with its own descript
 a shared block, two models of one product line. Chrome and template never count, an edited
 sentence is no new one, and a new title in place of the old one is none either.
 
+Against a page of another host (a reprint, a mirror), the evidence the pages and the crawl
+give tells chrome from what a page adds, with no word list:
+
+* **markup**: a line that was mostly links (``fingerprint/linklines.py``: a menu, a
+  breadcrumb, a "related" list, a share bar) adds nothing;
+* **repetition**: a block that a stored page of the page's own host carries adds nothing
+  (``templates.PageTemplates.known``: a portal's cookie notice, its author's bio);
+* **place**: a cut reprint holds its original from the start, where short lines and lines
+  of links before the article (a byline, a caption, a menu the extractor kept) are no
+  paragraphs (``_lead``).
+
+Short lines before or after the shared content are not called chrome by their place: on
+real pages that added one copy in ninety (``benchmarks/reprint_quality.py --sets``), and
+short forum replies after a copied thread, or a short specification table beside a
+copied description, are content. Any line a page adds that no evidence calls chrome counts,
+wherever it sits: the rest of an article after its cut reprint keeps a page.
+
+On the page's own host every line counts as it is: two pages of one category differ by
+their links.
+
 Otherwise the page is a copy when it holds at least ``MIN_COVERS`` of the candidate's
 content from its start (a cut reprint after its full original, however much shorter), or
 ``MIN_COVERS_ANYWHERE`` of it from anywhere, or when the sketches agree (estimated Jaccard
@@ -37,31 +57,31 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.fingerprint.blocks import Block, blocks_from_bytes
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 from scrapy_simdedup.judges.edits import (
+    MIN_PARAGRAPH_WORDS,
     edited,
     edited_anywhere,
     joined,
     retitled,
     spare_sentences,
-    starts_alike,
 )
 
 if TYPE_CHECKING:
     from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
 
 NOVEL_MIN_WORDS = 12
-MAX_AROUND_WORDS = 12
-"""Across hosts, a block this short before or after all the content a page shares with its
-candidate is chrome by its shape and place (see ``_around``)."""
-AROUND_HELD_SHARE = 0.5
-"""... when the content the page shares is at least this share of its content."""
 MIN_COVERS = 0.2
 """A page holding at least this share of a candidate's content words from its start, and
-adding none of its own, is its copy however much shorter (a cut reprint: 0.43-0.6 where
-three long paragraphs went). One article of a digest of six, or one product of a category
-page's twenty, holds far less."""
-MIN_COVERS_ANYWHERE = 0.9
+adding none of its own, is its copy however much shorter (a cut reprint keeps a fifth of
+its original often enough). One article of a digest of six, or one product of a category
+page's twenty, holds less."""
+MIN_COVERS_ANYWHERE = 0.75
 """From anywhere in the candidate: a section that is most of its page, or the page in a
-wrapper of another site's chrome."""
+wrapper of another site's chrome (the candidate's own chrome the extractor kept, a
+"related" teaser, is what it lacks). The share web-corpus pipelines call a copy at."""
+MAX_LEAD_WORDS = 80
+"""A page starts where the stored page starts when no more than this many words of the
+stored page's paragraphs come before the first the page holds: a title, a standfirst, a
+notice the extractor kept; the first article of a digest is longer."""
 
 
 @dataclass(frozen=True)
@@ -115,17 +135,12 @@ def confirm(
     template: frozenset[int] = frozenset(),
     *,
     same_host: bool = False,
-    host_seen: bool = False,
 ) -> Confirmation:
     """Compare a page with a stored candidate's payload; ``template``: the template hashes
     of the blocks its host shares across pages. ``same_host``: the candidate is a page of
     the page's own host, where a new first line is no new title (an event, a product, a
     job on a shared description) and a page that holds another without being like it
-    (sketches) is a page of its own: only similarity confirms a copy there. ``host_seen``:
-    a stored page of the page's host shares a block with it, so that its host's template
-    is in evidence; only then are short lines around the shared content chrome by their
-    place (at a host's first page the block it shares may be that template: a shop's
-    delivery terms, beside a product's name and specification)."""
+    (sketches) is a page of its own: only similarity confirms a copy there."""
     mine, theirs = done.fingerprint.sketch, Sketch.from_bytes(payload[:SKETCH_BYTES])
     if mine is None or theirs is None:
         return NO_SKETCH
@@ -139,16 +154,14 @@ def confirm(
     if stored_blocks is None:  # stored before blocks were kept: similarity alone
         return Confirmation(similarity, similar, contained, contains, length_ratio=ratio)
     blocks = done.blocks.decoded()
-    page = _compared(blocks, stored_blocks, template, retitles=not same_host,
-                     around=not same_host and host_seen)  # fmt: skip
+    page = _compared(blocks, stored_blocks, template, retitles=not same_host)
     stored = _compared(stored_blocks, blocks, template, retitles=not same_host)
     novel, lacking = page.novel, stored.novel
     adds = novel >= NOVEL_MIN_WORDS
     covers = (stored.content - lacking) / stored.content if stored.content else 0.0
+    starts_alike = stored.lead <= MAX_LEAD_WORDS
     contained_in_stored = (
-        not same_host
-        and covers >= MIN_COVERS
-        and (covers >= MIN_COVERS_ANYWHERE or starts_alike(blocks, stored_blocks, template))
+        not same_host and covers >= MIN_COVERS and (covers >= MIN_COVERS_ANYWHERE or starts_alike)
     )
     copy = not adds and (similar or contained_in_stored)
     return Confirmation(
@@ -173,6 +186,7 @@ class _Compared:
     novel: int  # content the other page lacks
     content: int  # all content
     chrome: int
+    lead: int  # words of paragraphs before the first the other page holds (as is or edited)
     template: int
     added: frozenset[int]  # template hashes of the blocks the other page lacks
 
@@ -183,12 +197,9 @@ def _compared(
     template: frozenset[int],
     *,
     retitles: bool = True,
-    around: bool = False,
 ) -> _Compared:
     """``retitles``: the pages are of two hosts, where a new first line is a new title and
-    lines of links add nothing; ``around``: and short lines around the content ``mine``
-    shares are chrome too (``_around``), when that content is most of the page's (a
-    reprint's article, not a shop's line of delivery terms beside a product's name)."""
+    lines of links add nothing."""
     places: dict[int, list[int]] = {}  # exact hash -> where the stored page has it
     for there, block in enumerate(theirs):
         places.setdefault(block.exact, []).append(there)
@@ -196,7 +207,7 @@ def _compared(
     added: set[int] = set()
     counted: set[int] = set()
     unmatched: list[Block] | None = None
-    novel_at: list[int] = []  # where the page's novel blocks are
+    novel = 0
     held_at: list[int] = []  # where it has the other's content, as it is or edited
     exacts = {block.exact for block in mine}
     retitled_at = retitled(mine, theirs, template, exacts) if retitles else None
@@ -226,7 +237,7 @@ def _compared(
         if at == retitled_at:  # no new content, nor a sign of where the shared content is
             continue
         if block.masked in figures:
-            novel_at.append(at)
+            novel += block.words
             continue
         if edited(mine, at, theirs, places, spare):
             held_at.append(at)
@@ -234,27 +245,22 @@ def _compared(
         if unmatched is None:
             unmatched = [b for b in theirs if b.exact in spare and not b.chrome]
         if not edited_anywhere(block, unmatched) and not joined(block, theirs, spare):
-            novel_at.append(at)
+            novel += block.words
         else:
             held_at.append(at)
-    novel = sum(mine[at].words for at in novel_at)
-    held = sum(mine[at].words for at in held_at)
-    if around and held_at and held >= AROUND_HELD_SHARE * content:
-        placed = _around(mine, novel_at, held_at[0], held_at[-1])
-        novel -= placed
-        chrome += placed
-        content -= placed
-    return _Compared(novel, content, chrome, templated, frozenset(added))
+    return _Compared(novel, content, chrome, _lead(mine, held_at, template), templated,
+                     frozenset(added))  # fmt: skip
 
 
-def _around(mine: tuple[Block, ...], novel_at: list[int], first: int, last: int) -> int:
-    """The words of the novel blocks that are chrome by their shape and place: short lines
-    (``MAX_AROUND_WORDS``) before the first or after the last of the blocks the page shares
-    with the other (a breadcrumb, a caption, a label, a "related" headline, a tool link).
-    A long paragraph is content wherever it sits (the rest of an article after its cut
-    reprint), and so is any line between two shared ones (a paragraph inserted)."""
+def _lead(mine: tuple[Block, ...], held_at: list[int], template: frozenset[int]) -> int:
+    """The words of ``mine``'s paragraphs before the first block the other page holds, as
+    it is or edited: a cut reprint holds its original's lead, a section of a long page or
+    the third article of a digest starts in its middle. Short lines and lines of links (a
+    byline, a caption, a menu the extractor kept) are no paragraphs."""
+    end = held_at[0] if held_at else len(mine)
     return sum(
-        mine[at].words
-        for at in novel_at
-        if (at < first or at > last) and mine[at].words < MAX_AROUND_WORDS
+        block.words
+        for block in mine[:end]
+        if block.words >= MIN_PARAGRAPH_WORDS
+        and not (block.chrome or block.linked or block.template_hash in template)
     )

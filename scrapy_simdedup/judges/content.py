@@ -195,8 +195,7 @@ class ContentJudge:
         """The confirmation against one candidate, its host's template left out."""
         template = templates.of(match.key)
         same_host = host_of(match.key) == templates.host
-        return confirm(done, match.payload, self.confirm_similarity, template,
-                       same_host=same_host, host_seen=bool(templates.known))  # fmt: skip
+        return confirm(done, match.payload, self.confirm_similarity, template, same_host=same_host)
 
     def _decide_exactly(self, exact: int, key: str, record: bool) -> Verdict:
         """Too short for a SimHash: the exact text hash is the only look-up."""

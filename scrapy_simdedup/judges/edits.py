@@ -58,29 +58,6 @@ def joined(block: Block, theirs: tuple[Block, ...], spare: set[int]) -> bool:
     return False
 
 
-def starts_alike(
-    mine: tuple[Block, ...], theirs: tuple[Block, ...], template: frozenset[int]
-) -> bool:
-    """Whether the page starts where the stored page starts: no more than a title's words
-    (``MAX_TITLE_WORDS``) of the stored page's paragraphs come before the first of its
-    blocks that the page has. A cut reprint keeps its original's lead; a section of a
-    longer page, or the third article of a digest, starts in its middle. Short lines and
-    lines of links before it (a byline, a caption, a menu the extractor kept) are no
-    paragraphs."""
-    exacts = {block.exact for block in mine}
-    before = 0
-    for block in theirs:
-        if block.exact in exacts:
-            return True
-        if block.chrome or block.linked or block.template_hash in template:
-            continue
-        if block.words >= MIN_PARAGRAPH_WORDS:
-            before += block.words
-            if before > MAX_TITLE_WORDS:
-                return False
-    return False
-
-
 def spare_sentences(theirs: tuple[Block, ...], mine: tuple[Block, ...]) -> set[int]:
     """The exact hashes ``theirs`` holds more often than ``mine``."""
     left = Counter(block.exact for block in theirs)
