@@ -583,3 +583,20 @@ def test_pages_of_one_site_sharing_a_description_are_all_kept(
     for n, text in enumerate(pages):
         verdict = judge.judge(text, f"https://site.example/page/{n}")
         assert not verdict.copy, (n, verdict.confirmation)
+
+
+def test_what_a_long_page_adds_after_its_cut_version_is_seen(index: SimHashIndex) -> None:
+    # A partial mirror cut a long reference page at 43,000 characters; crawled first, it
+    # made the full page (66,000) a copy, and its last third was in no kept page. Past
+    # the first 256 sentences, one in eight is a block too, chosen by its own hash.
+    from scrapy_simdedup.fingerprint.blocks import MAX_BLOCKS, text_blocks
+
+    full = "\n".join(english_articles(2000))[:66_000]
+    cut = full[: full.rindex("\n", 0, 43_000)]
+    assert len(text_blocks(cut, index.seed)) > MAX_BLOCKS  # the cut alone fills the window
+    judge = ContentJudge(index)
+    assert not judge.judge(cut, "https://partial.example/expressions").copy
+    verdict = judge.judge(full, "https://docs.example/expressions")
+    assert not verdict.copy and verdict.adds_content
+    # The other way round, the cut version is its full page's copy.
+    assert judge.judge(cut, "https://mirror.example/expressions").copy

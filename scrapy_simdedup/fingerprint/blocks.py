@@ -10,7 +10,8 @@ sentence can be left out of the nshash look-up), ``simhash``, a 64-bit SimHash o
 words, and ``wordset``, its words as one bit each of 64 bits. A sentence with a word or two
 edited keeps a near SimHash when it is long, and most of its word bits when it is short
 (``similar_words``). A page keeps at most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS``
-words or more, in text order, from its first ``MAX_BLOCK_CHARS`` characters.
+words or more, in text order, from its first ``MAX_BLOCK_CHARS`` characters, and past them
+one sentence in ``TAIL_EVERY`` of the rest, chosen by its hash (``TAIL_BLOCKS`` at most).
 
 Each block also carries ``masked``, the exact hash of its text with its figures masked
 (``volatile.py``), ``volatile`` when those figures change by themselves (a banner's
@@ -45,8 +46,12 @@ from scrapy_simdedup.fingerprint.volatile import is_volatile, masked
 
 MAX_BLOCKS = 256
 MAX_BLOCK_CHARS = 50_000
-"""Blocks are taken from the text's start: a long page's first 256 sentences are enough to
-tell it apart, and its fingerprints cover the rest."""
+"""Blocks are taken in full from the text's start: a page's first 256 sentences are enough
+to tell it apart from another."""
+TAIL_EVERY = 8
+TAIL_BLOCKS = 64
+"""Past them, one sentence in ``TAIL_EVERY`` (by its hash), at most ``TAIL_BLOCKS`` more:
+what a long page adds after its cut version is seen (``_tail``)."""
 MIN_BLOCK_WORDS = 4
 RUN_ENDS = 3
 """Short lines are taken together until one whose hash is a multiple of this (and the
@@ -128,11 +133,54 @@ def packed_text_blocks(text: str, seed: int, *, chrome: list[bool] | None = None
 _Fields = tuple[int, int, int, int, int, bool, bool, bool]  # a Block's, in its order
 
 
+class _Sentences:
+    """The sentences a page's blocks are made of, with their words and line flags."""
+
+    def __init__(self) -> None:
+        self.sentences: list[str] = []
+        self.words: list[list[str]] = []
+        self.chrome: list[bool] = []
+        self.linked: list[bool] = []
+
+    def add(self, sentence: str, found: list[str], chrome: bool, linked: bool) -> None:
+        self.sentences.append(sentence)
+        self.words.append(found)
+        self.chrome.append(chrome)
+        self.linked.append(linked)
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+
 def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fields]:
-    sentences: list[str] = []
-    words: list[list[str]] = []
-    chrome_blocks: list[bool] = []
-    linked_blocks: list[bool] = []
+    lines = text[:MAX_BLOCK_CHARS].splitlines()
+    if chrome is None or len(text) > MAX_BLOCK_CHARS or len(chrome) != len(lines):
+        chrome = chrome_lines(lines)  # the lines of the text's start, as they are cut
+    found, taken = _head(lines, chrome, seed)
+    if len(found) >= MAX_BLOCKS or len(text) > MAX_BLOCK_CHARS:
+        for sentence, words, line in _tail(text, taken, seed):
+            found.add(sentence, words, chrome_lines([line])[0], is_link_line(line))
+    if not found:
+        return []
+    prints = _word_prints(found.words, seed)
+    fields: list[_Fields] = []
+    for sentence, (simhash, wordset), words, is_line_chrome, links in zip(
+        found.sentences, prints, found.words, found.chrome, found.linked, strict=True
+    ):
+        exact = _sentence_hash(sentence, seed)
+        mask = masked(sentence)
+        masked_hash = _sentence_hash(mask, seed) if mask != sentence else 0
+        volatile = bool(masked_hash) and is_volatile(sentence)
+        fields.append(
+            (exact, simhash, wordset, len(words), masked_hash, is_line_chrome, volatile, links)
+        )
+    return fields
+
+
+def _head(lines: list[str], chrome: list[bool], seed: int) -> tuple[_Sentences, int]:
+    """The first ``MAX_BLOCKS`` sentences and runs of short lines, and how many lines were
+    read for them."""
+    found = _Sentences()
     run: list[str] = []
     run_words: list[str] = []
     run_chrome = run_linked = True
@@ -140,57 +188,57 @@ def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fiel
     def close_run() -> None:
         nonlocal run_chrome, run_linked
         if len(run_words) >= MIN_BLOCK_WORDS:
-            sentences.append(" ".join(run))
-            words.append(list(run_words))
-            chrome_blocks.append(run_chrome)
-            linked_blocks.append(run_linked)
+            found.add(" ".join(run), list(run_words), run_chrome, run_linked)
         run.clear()
         run_words.clear()
         run_chrome = run_linked = True
 
-    lines = text[:MAX_BLOCK_CHARS].splitlines()
-    if chrome is None or len(text) > MAX_BLOCK_CHARS or len(chrome) != len(lines):
-        chrome = chrome_lines(lines)  # the lines of the text's start, as they are cut
+    taken = 0  # lines read
     for line, line_is_chrome in zip(lines, chrome, strict=True):
+        taken += 1
         line_is_links = is_link_line(line)
         for sentence in split_sentences(line):
-            found = _WORD.findall(sentence.lower())
-            if len(found) >= MIN_BLOCK_WORDS:
+            words = _WORD.findall(sentence.lower())
+            if len(words) >= MIN_BLOCK_WORDS:
                 close_run()
-                sentences.append(sentence)
-                words.append(found)
-                chrome_blocks.append(line_is_chrome)
-                linked_blocks.append(line_is_links)
-            elif found:
+                found.add(sentence, words, line_is_chrome, line_is_links)
+            elif words:
                 run.append(sentence)
-                run_words.extend(found)
+                run_words.extend(words)
                 run_chrome = run_chrome and line_is_chrome
                 run_linked = run_linked and line_is_links
                 if len(run_words) >= MIN_BLOCK_WORDS and _ends_run(sentence, seed):
                     close_run()
-            if len(sentences) >= MAX_BLOCKS:
+            if len(found) >= MAX_BLOCKS:
                 break
-        if len(sentences) >= MAX_BLOCKS:
+        if len(found) >= MAX_BLOCKS:
             break
     else:
         close_run()
-    del sentences[MAX_BLOCKS:], words[MAX_BLOCKS:], chrome_blocks[MAX_BLOCKS:]
-    del linked_blocks[MAX_BLOCKS:]
-    if not sentences:
-        return []
-    prints = _word_prints(words, seed)
-    fields: list[_Fields] = []
-    for sentence, (simhash, wordset), found, is_line_chrome, links in zip(
-        sentences, prints, words, chrome_blocks, linked_blocks, strict=True
-    ):
-        exact = _sentence_hash(sentence, seed)
-        mask = masked(sentence)
-        masked_hash = _sentence_hash(mask, seed) if mask != sentence else 0
-        volatile = bool(masked_hash) and is_volatile(sentence)
-        fields.append(
-            (exact, simhash, wordset, len(found), masked_hash, is_line_chrome, volatile, links)
-        )
-    return fields
+    for kept in (found.sentences, found.words, found.chrome, found.linked):
+        del kept[MAX_BLOCKS:]
+    return found, taken
+
+
+def _tail(text: str, taken: int, seed: int) -> Iterator[tuple[str, list[str], str]]:
+    """Sentences of a long text past its first ``MAX_BLOCKS`` blocks or ``MAX_BLOCK_CHARS``
+    characters (from the line after the last one read): one in ``TAIL_EVERY``, chosen by
+    its own hash, at most ``TAIL_BLOCKS``, as (sentence, words, line). Chosen by content,
+    the same sentences stand for the same text on any page that has it, so that what a
+    long page adds after its cut version is seen (and nothing is seen added where the two
+    agree)."""
+    found = 0
+    for line in text.splitlines()[taken:]:
+        for sentence in split_sentences(line):
+            if not sentence or _sentence_hash(sentence, seed) % TAIL_EVERY:
+                continue
+            sentence_words = _WORD.findall(sentence.lower())
+            if len(sentence_words) < MIN_BLOCK_WORDS:
+                continue
+            yield sentence, sentence_words, line
+            found += 1
+            if found >= TAIL_BLOCKS:
+                return
 
 
 def _ends_run(line: str, seed: int) -> bool:
@@ -370,19 +418,19 @@ class PackedBlocks(Sequence[Block]):
         return f"PackedBlocks({len(self)} blocks)"
 
 
-@lru_cache(maxsize=MAX_BLOCKS + 1)
+@lru_cache(maxsize=MAX_BLOCKS + TAIL_BLOCKS + 1)
 def _packing(count: int) -> struct.Struct:
     """Packs the count and ``count`` current blocks (``blocks_to_bytes``' layout)."""
     return struct.Struct("<H" + "QQQQH" * count)
 
 
-@lru_cache(maxsize=MAX_BLOCKS + 1)
+@lru_cache(maxsize=MAX_BLOCKS + TAIL_BLOCKS + 1)
 def _words_layout(count: int) -> struct.Struct:
     """Reads the word count (and chrome flag) of each of ``count`` current blocks."""
     return struct.Struct("<" + f"{_BLOCK.size - 2}xH" * count)
 
 
-@lru_cache(maxsize=4 * (MAX_BLOCKS + 1))
+@lru_cache(maxsize=4 * (MAX_BLOCKS + TAIL_BLOCKS + 1))
 def _field_layout(count: int, size: int, offset: int) -> struct.Struct:
     """Reads the uint64 at ``offset`` of each of ``count`` packed blocks of ``size`` bytes."""
     skip = f"{offset}x" if offset else ""
