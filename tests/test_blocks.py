@@ -71,7 +71,17 @@ def test_blocks_round_trip_and_malformed_bytes_are_none() -> None:
 
 
 EDGE = (
-    Block(2**64 - 1, 0, 2**64 - 1, 0x1FFF, 2**64 - 1, chrome=True, volatile=True, linked=True),
+    Block(
+        2**64 - 1,
+        0,
+        2**64 - 1,
+        0x0FFF,
+        2**64 - 1,
+        chrome=True,
+        volatile=True,
+        linked=True,
+        cjk=True,
+    ),
     Block(0, 2**64 - 1, 0, 4),
 )
 
@@ -193,22 +203,24 @@ def _crossing_the_cut() -> str:
 
 
 @pytest.mark.parametrize(
-    ("page", "packed_at_38b0070"),
+    ("page", "packed_since_57"),
     [
-        (_PAGE, "d661b8d48ab508a7b7383ef5a44da441ee906254"),
-        # past MAX_BLOCKS: since issue 57, with one sentence in eight of the rest
-        (_PAGE * 400, "cdb5142956c4d0bae5891891bfac949795e68810"),
-        (_crossing_the_cut(), "173ff8b5e2d1d5eff71956a6307063008ae6ab9b"),
+        (_PAGE, "7b087817b3ea8b0d207b25a0c938bb1be3d9e758"),
+        # past MAX_BLOCKS: with one sentence in eight of the rest
+        (_PAGE * 400, "43f31fed3673996ad055733ba819a366e2e568ea"),
+        (_crossing_the_cut(), "b8eed57e4549981258c356dff32ab767ed2647d3"),
     ],
     ids=["page", "past_max_blocks", "crossing_the_cut"],
 )
-def test_blocks_packed_straight_are_the_blocks_packed(page: str, packed_at_38b0070: str) -> None:
+def test_blocks_packed_straight_are_the_blocks_packed(page: str, packed_since_57: str) -> None:
     import hashlib
 
     from scrapy_simdedup.fingerprint.chrome import chrome_lines
 
     expected = PackedBlocks.pack(text_blocks(page, 7)).raw
-    assert hashlib.sha1(expected).hexdigest() == packed_at_38b0070  # as the code before
+    assert (
+        hashlib.sha1(expected).hexdigest() == packed_since_57
+    )  # as pinned (issue 57: CJK and link flags, tail)
     assert packed_text_blocks(page, 7).raw == expected
     flags = chrome_lines(page.splitlines())  # given by the caller, as fingerprinted() does
     assert packed_text_blocks(page, 7, chrome=flags).raw == expected

@@ -76,3 +76,12 @@ def test_a_page_inside_one_form_keeps_its_text_and_a_search_form_does_not() -> N
     wrapped = f"<html><body><form id='aspnetForm'>{search}{article}</form></body></html>"
     assert PARAGRAPH in page_text(wrapped) and "Search the site" not in page_text(wrapped)
     assert PARAGRAPH in main_text(wrapped)
+
+
+def test_a_line_is_the_same_sentence_linked_or_not() -> None:
+    from scrapy_simdedup.fingerprint.blocks import text_blocks
+
+    linked = text_blocks(marked_lines(f'<p><a href="/x">{PARAGRAPH}</a></p>'), seed=1)
+    plain = text_blocks(PARAGRAPH, seed=1)
+    assert [b.exact for b in linked] == [b.exact for b in plain]
+    assert all(b.linked for b in linked) and not any(b.linked for b in plain)

@@ -39,7 +39,7 @@ from typing import overload
 import mmh3
 
 from scrapy_simdedup.fingerprint.chrome import chrome_lines
-from scrapy_simdedup.fingerprint.linklines import is_link_line
+from scrapy_simdedup.fingerprint.linklines import LINK_MARK, is_link_line
 from scrapy_simdedup.fingerprint.nshash import split_sentences
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
 from scrapy_simdedup.fingerprint.volatile import is_volatile, masked
@@ -61,15 +61,18 @@ timetables share their hours and differ in stops and minutes, which one block fo
 whole table would take for an edit of one sentence)."""
 NEAR_BITS = 12
 """Blocks whose SimHashes are this close are one sentence, edited (a word in ten changed)."""
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_WORD = re.compile(f"[{_CJK}]|[^\\W_{_CJK}]+")  # a CJK character is a word of its own
+_CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WORD = re.compile(f"[{_CJK_RANGES}]|[^\\W_{_CJK_RANGES}]+")  # a CJK character is a word
+_CJK_CHAR = re.compile(f"[{_CJK_RANGES}]")
+CJK_CHARS_PER_WORD = 2
 _COUNT = struct.Struct("<H")
 _OLD_BLOCK = struct.Struct("<QQQH")  # pages stored before masked hashes and chrome
 _BLOCK = struct.Struct("<QQQQH")
 _MARKED = 0x8000  # in the count: blocks of the current layout; in a block's words: chrome
 _VOLATILE = 0x4000  # in a block's words: it holds volatile tokens
 _LINKED = 0x2000  # in a block's words: its lines are links (``linklines.py``)
-_MAX_WORDS = 0x1FFF  # a sentence of 8,192 words stored before the flag reads as linked
+_CJK = 0x1000  # in a block's words: most of its words are CJK characters
+_MAX_WORDS = 0x0FFF  # a sentence of 4,096 words stored before these flags reads as flagged
 MAX_WORDSET_WORDS = 32
 """Up to this many words, word sets tell an edited sentence (most bits in common) from
 another sentence; beyond, their 64 bits fill up, and the SimHash decides."""
@@ -90,6 +93,12 @@ class Block:
     chrome: bool = False
     volatile: bool = False  # it holds a date, a time, a long count or an id
     linked: bool = False  # its lines were mostly links (``linklines.py``)
+    cjk: bool = False  # most of its words are CJK characters, a word each
+
+    @property
+    def read_words(self) -> int:
+        """Its words as a reader counts them: a Chinese word is about two characters."""
+        return (self.words + 1) // CJK_CHARS_PER_WORD if self.cjk else self.words
 
     @property
     def template_hash(self) -> int:
@@ -130,7 +139,7 @@ def packed_text_blocks(text: str, seed: int, *, chrome: list[bool] | None = None
     return PackedBlocks(_packed(_block_fields(text, seed, chrome)))
 
 
-_Fields = tuple[int, int, int, int, int, bool, bool, bool]  # a Block's, in its order
+_Fields = tuple[int, int, int, int, int, bool, bool, bool, bool]  # a Block's, in its order
 
 
 class _Sentences:
@@ -171,9 +180,11 @@ def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fiel
         mask = masked(sentence)
         masked_hash = _sentence_hash(mask, seed) if mask != sentence else 0
         volatile = bool(masked_hash) and is_volatile(sentence)
+        cjk = not sentence.isascii() and 2 * len(_CJK_CHAR.findall(sentence)) > len(words)
         fields.append(
-            (exact, simhash, wordset, len(words), masked_hash, is_line_chrome, volatile, links)
-        )
+            (exact, simhash, wordset, len(words), masked_hash, is_line_chrome, volatile, links,
+             cjk)
+        )  # fmt: skip
     return fields
 
 
@@ -197,7 +208,7 @@ def _head(lines: list[str], chrome: list[bool], seed: int) -> tuple[_Sentences, 
     for line, line_is_chrome in zip(lines, chrome, strict=True):
         taken += 1
         line_is_links = is_link_line(line)
-        for sentence in split_sentences(line):
+        for sentence in split_sentences(line.lstrip(LINK_MARK) if line_is_links else line):
             words = _WORD.findall(sentence.lower())
             if len(words) >= MIN_BLOCK_WORDS:
                 close_run()
@@ -229,7 +240,7 @@ def _tail(text: str, taken: int, seed: int) -> Iterator[tuple[str, list[str], st
     agree)."""
     found = 0
     for line in text.splitlines()[taken:]:
-        for sentence in split_sentences(line):
+        for sentence in split_sentences(line.lstrip(LINK_MARK)):
             if not sentence or _sentence_hash(sentence, seed) % TAIL_EVERY:
                 continue
             sentence_words = _WORD.findall(sentence.lower())
@@ -272,7 +283,17 @@ def _word_prints(blocks: list[list[str]], seed: int) -> list[tuple[int, int]]:
 def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
     return _packed(
         [
-            (b.exact, b.simhash, b.wordset, b.words, b.masked, b.chrome, b.volatile, b.linked)
+            (
+                b.exact,
+                b.simhash,
+                b.wordset,
+                b.words,
+                b.masked,
+                b.chrome,
+                b.volatile,
+                b.linked,
+                b.cjk,
+            )
             for b in blocks
         ]
     )
@@ -283,16 +304,17 @@ def _packed(found: list[_Fields]) -> bytes:
     blocks), then each block's hashes and its word count with its chrome and volatile
     flags."""
     flat: list[int] = []
-    for exact, simhash, wordset, words, masked_hash, is_chrome_block, volatile, links in found:
-        flags = (_MARKED if is_chrome_block else 0) | (_VOLATILE if volatile else 0)
-        flags |= _LINKED if links else 0
+    for exact, simhash, wordset, words, masked_hash, chrome_block, volatile, links, cjk in found:
+        flags = (_MARKED if chrome_block else 0) | (_VOLATILE if volatile else 0)
+        flags |= (_LINKED if links else 0) | (_CJK if cjk else 0)
         flat += (exact, simhash, wordset, masked_hash, min(words, _MAX_WORDS) | flags)
     return _packing(len(found)).pack(len(found) | _MARKED, *flat)
 
 
 def _block_of(exact: int, simhash: int, wordset: int, masked: int, words: int) -> Block:
     chrome, volatile, links = bool(words & _MARKED), bool(words & _VOLATILE), bool(words & _LINKED)
-    return Block(exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile, links)
+    cjk = bool(words & _CJK)
+    return Block(exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile, links, cjk)
 
 
 def blocks_from_bytes(raw: bytes) -> tuple[Block, ...] | None:

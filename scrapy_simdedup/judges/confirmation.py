@@ -69,6 +69,8 @@ if TYPE_CHECKING:
     from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
 
 NOVEL_MIN_WORDS = 12
+"""Counted as a reader counts words: twelve Chinese characters are a breadcrumb, three or
+four words, and count as six (``Block.read_words``)."""
 MIN_COVERS = 0.2
 """A page holding at least this share of a candidate's content words from its start, and
 adding none of its own, is its copy however much shorter (a cut reprint keeps a fifth of
@@ -157,7 +159,7 @@ def confirm(
     page = _compared(blocks, stored_blocks, template, retitles=not same_host)
     stored = _compared(stored_blocks, blocks, template, retitles=not same_host)
     novel, lacking = page.novel, stored.novel
-    adds = novel >= NOVEL_MIN_WORDS
+    adds = page.novel_read >= NOVEL_MIN_WORDS
     covers = (stored.content - lacking) / stored.content if stored.content else 0.0
     starts_alike = stored.lead <= MAX_LEAD_WORDS
     contained_in_stored = (
@@ -184,6 +186,7 @@ class _Compared:
     often the page repeats it (a footer above and below)."""
 
     novel: int  # content the other page lacks
+    novel_read: int  # the same, as a reader counts words (``Block.read_words``)
     content: int  # all content
     chrome: int
     lead: int  # words of paragraphs before the first the other page holds (as is or edited)
@@ -207,7 +210,7 @@ def _compared(
     added: set[int] = set()
     counted: set[int] = set()
     unmatched: list[Block] | None = None
-    novel = 0
+    novel = novel_read = 0
     held_at: list[int] = []  # where it has the other's content, as it is or edited
     exacts = {block.exact for block in mine}
     retitled_at = retitled(mine, theirs, template, exacts) if retitles else None
@@ -238,6 +241,7 @@ def _compared(
             continue
         if block.masked in figures:
             novel += block.words
+            novel_read += block.read_words
             continue
         if edited(mine, at, theirs, places, spare):
             held_at.append(at)
@@ -246,10 +250,11 @@ def _compared(
             unmatched = [b for b in theirs if b.exact in spare and not b.chrome]
         if not edited_anywhere(block, unmatched) and not joined(block, theirs, spare):
             novel += block.words
+            novel_read += block.read_words
         else:
             held_at.append(at)
-    return _Compared(novel, content, chrome, _lead(mine, held_at, template), templated,
-                     frozenset(added))  # fmt: skip
+    lead = _lead(mine, held_at, template)
+    return _Compared(novel, novel_read, content, chrome, lead, templated, frozenset(added))
 
 
 def _lead(mine: tuple[Block, ...], held_at: list[int], template: frozenset[int]) -> int:
