@@ -29,13 +29,12 @@ def _paragraphs(article: str) -> list[str]:
     return [" ".join(p.split()) for p in article.split("\n\n") if len(p.split()) >= 12]
 
 
-def _page(body: str, *, links: str = "", aside: str = "") -> str:
-    """A page of a portal: its body with a "read more" list of links inside it, which an
-    extractor keeps with the story."""
-    more = f"<h3>Read more</h3>{links}" if links else ""
+def _page(body: str, *, links: str = "", after: str = "", aside: str = "") -> str:
+    """A page of a portal: its body with lists of links inside it (``links`` above it, the
+    section's headlines; ``after`` below it), which an extractor keeps with the story."""
     return (
         "<html><head><title>Portal</title></head><body>"
-        f"<div class='story'>{body}{more}</div>{aside}</body></html>"
+        f"<div class='story'>{links}{body}{after}</div>{aside}</body></html>"
     )
 
 
@@ -70,6 +69,21 @@ def test_a_reprint_among_another_hosts_lists_of_links_is_a_copy(index: SimHashIn
     # every headline the portal lists is chrome, none is content it adds
     assert verdict.confirmation is not None and verdict.confirmation.novel_words == 0
     assert verdict.confirmation.chrome_words >= 6 * 12
+
+
+@pytest.mark.parametrize("host", ["news.example", "mirror.example"])
+def test_lines_of_links_after_the_shared_content_are_what_a_page_adds(
+    index: SimHashIndex, host: str
+) -> None:
+    # A mirror that adds its sources, a contents page with new chapters, a thread with a
+    # reply that links the fix: links after the content the page shares count, on its own
+    # host or another.
+    judge = ContentJudge(index)
+    original = _paragraphs(ARTICLES[0])
+    judge.judge(main_text(_page(_story(original))), "https://news.example/1")
+    added = main_text(_page(_story(original), after=_links(host)))
+    verdict = judge.judge(added, f"https://{host}/1/sources")
+    assert not verdict.copy and verdict.adds_content
 
 
 def test_two_pages_of_one_host_that_differ_by_their_links_are_both_kept(

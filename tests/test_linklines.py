@@ -81,7 +81,19 @@ def test_a_page_inside_one_form_keeps_its_text_and_a_search_form_does_not() -> N
 def test_a_line_is_the_same_sentence_linked_or_not() -> None:
     from scrapy_simdedup.fingerprint.blocks import text_blocks
 
-    linked = text_blocks(marked_lines(f'<p><a href="/x">{PARAGRAPH}</a></p>'), seed=1)
-    plain = text_blocks(PARAGRAPH, seed=1)
+    headline = "Storm warning for the northern coast as ferries stay in port"
+    linked = text_blocks(marked_lines(f'<p><a href="/x">{headline}</a></p>'), seed=1)
+    plain = text_blocks(headline, seed=1)
     assert [b.exact for b in linked] == [b.exact for b in plain]
     assert all(b.linked for b in linked) and not any(b.linked for b in plain)
+
+
+def test_a_sentence_that_is_mostly_a_link_is_prose() -> None:
+    # An update that links its follow-up, a reply that links the fix, a citation: read.
+    lines = [
+        '<p>Update: <a href="/s/2">the minister resigned on Friday evening</a>.</p>',
+        '<p><a href="/fix">Fixed in driver 2.4.1, released today, see the notes</a>. Thanks!</p>',
+        "<p><a href='/c'>Smith, J. (2020). Ferries of the north. Harbour Press</a></p>",
+        "<p>更新：<a href='/s/3'>部长已于周五晚间辞职。</a></p>",
+    ]
+    assert [linked for linked, _ in _marks(marked_lines("\n".join(lines)))] == [False] * 4

@@ -39,7 +39,7 @@ from typing import overload
 import mmh3
 
 from scrapy_simdedup.fingerprint.chrome import chrome_lines
-from scrapy_simdedup.fingerprint.linklines import LINK_MARK, is_link_line
+from scrapy_simdedup.fingerprint.linklines import MARKS, is_link_line
 from scrapy_simdedup.fingerprint.nshash import split_sentences
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
 from scrapy_simdedup.fingerprint.volatile import is_volatile, masked
@@ -208,7 +208,7 @@ def _head(lines: list[str], chrome: list[bool], seed: int) -> tuple[_Sentences, 
     for line, line_is_chrome in zip(lines, chrome, strict=True):
         taken += 1
         line_is_links = is_link_line(line)
-        for sentence in split_sentences(line.lstrip(LINK_MARK) if line_is_links else line):
+        for sentence in split_sentences(line.lstrip(MARKS) if line_is_links else line):
             words = _WORD.findall(sentence.lower())
             if len(words) >= MIN_BLOCK_WORDS:
                 close_run()
@@ -240,7 +240,7 @@ def _tail(text: str, taken: int, seed: int) -> Iterator[tuple[str, list[str], st
     agree)."""
     found = 0
     for line in text.splitlines()[taken:]:
-        for sentence in split_sentences(line.lstrip(LINK_MARK)):
+        for sentence in split_sentences(line.lstrip(MARKS)):
             if not sentence or _sentence_hash(sentence, seed) % TAIL_EVERY:
                 continue
             sentence_words = _WORD.findall(sentence.lower())

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from scrapy_simdedup.fingerprint.linklines import LINK_MARK
+from scrapy_simdedup.fingerprint.linklines import MARKS, is_menu_line
 
 SHORT_WORDS = 12
 """A line this short with a marker anywhere is chrome ("Views: 3,281", "posted by ann")."""
@@ -152,11 +152,12 @@ def chrome_lines(lines: list[str]) -> list[bool]:
     """Whether each of ``lines`` is chrome (``is_chrome``, or in a list of addresses); a
     blank line is not. Worked out once per text: ``without_chrome`` and the text's blocks
     both need it."""
-    lines = [line.lstrip(LINK_MARK) for line in lines]  # a line of links reads as its text
+    menus = [is_menu_line(line) for line in lines]  # chrome by its links (``linklines.py``)
+    lines = [line.lstrip(MARKS) for line in lines]  # a line of links reads as its text
     listed = listed_addresses(lines)
     return [
-        bool(line.strip()) and (index in listed or is_chrome(line))
-        for index, line in enumerate(lines)
+        bool(line.strip()) and (menu or index in listed or is_chrome(line))
+        for index, (line, menu) in enumerate(zip(lines, menus, strict=True))
     ]
 
 

@@ -241,7 +241,9 @@ def _readable_text(root: etree._Element) -> str:
                 continue
             if tag in _BLOCK_TAGS:
                 lines.end_line()
-            links += tag == "a"
+            if tag == "a":
+                links += 1
+                lines.anchor()
             lines.add(element.text or "", links > 0)
         else:
             if tag in _BLOCK_TAGS:

@@ -20,10 +20,13 @@ sentence is no new one, and a new title in place of the old one is none either.
 Against a page of another host (a reprint, a mirror), the evidence the pages and the crawl
 give tells chrome from what a page adds, with no word list:
 
-* **markup**: a line that was mostly links (``fingerprint/linklines.py``: a menu, a
-  breadcrumb, a "related" list, a share bar) adds nothing;
-* **repetition**: a block that a stored page of the page's own host carries adds nothing
-  (``templates.PageTemplates.known``: a portal's cookie notice, its author's bio);
+* **markup**: a line of links (``fingerprint/linklines.py``) before the content the page
+  shares (a section's headlines, a "related" list above the story) adds nothing, and a
+  menu (a breadcrumb, a share bar) is chrome wherever it sits; lines of links after the
+  shared content count (a mirror's sources, a contents page's new chapters);
+* **repetition**: a block that a stored page of the page's own host carries, as it is,
+  adds nothing (``templates.PageTemplates.known``: a portal's cookie notice, its author's
+  bio);
 * **place**: a cut reprint holds its original from the start, where short lines and lines
   of links before the article (a byline, a caption, a menu the extractor kept) are no
   paragraphs (``_lead``).
@@ -69,8 +72,9 @@ if TYPE_CHECKING:
     from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
 
 NOVEL_MIN_WORDS = 12
-"""Counted as a reader counts words: twelve Chinese characters are a breadcrumb, three or
-four words, and count as six (``Block.read_words``)."""
+"""Against another host's page, counted as a reader counts words: twelve Chinese characters
+are a breadcrumb, three or four words, and count as six (``Block.read_words``). On the
+page's own host every character counts, as before."""
 MIN_COVERS = 0.2
 """A page holding at least this share of a candidate's content words from its start, and
 adding none of its own, is its copy however much shorter (a cut reprint keeps a fifth of
@@ -186,7 +190,7 @@ class _Compared:
     often the page repeats it (a footer above and below)."""
 
     novel: int  # content the other page lacks
-    novel_read: int  # the same, as a reader counts words (``Block.read_words``)
+    novel_read: int  # the same, as a reader counts words (``Block.read_words``), other hosts
     content: int  # all content
     chrome: int
     lead: int  # words of paragraphs before the first the other page holds (as is or edited)
@@ -210,8 +214,9 @@ def _compared(
     added: set[int] = set()
     counted: set[int] = set()
     unmatched: list[Block] | None = None
-    novel = novel_read = 0
+    novel_blocks: list[Block] = []  # the page's content the other page lacks
     held_at: list[int] = []  # where it has the other's content, as it is or edited
+    linked_at: list[int] = []  # where it has lines of links the other lacks
     exacts = {block.exact for block in mine}
     retitled_at = retitled(mine, theirs, template, exacts) if retitles else None
     # A sentence that differs from one of theirs in its figures alone (a price, a spec, a
@@ -230,8 +235,11 @@ def _compared(
         matched = block.exact in places
         if not matched:
             added.add(block.template_hash)
-        if block.chrome or (retitles and block.linked and not matched):
+        if block.chrome:
             chrome += block.words
+            continue
+        if retitles and block.linked and not matched:
+            linked_at.append(at)
             continue
         content += block.words
         if matched:
@@ -240,8 +248,7 @@ def _compared(
         if at == retitled_at:  # no new content, nor a sign of where the shared content is
             continue
         if block.masked in figures:
-            novel += block.words
-            novel_read += block.read_words
+            novel_blocks.append(block)
             continue
         if edited(mine, at, theirs, places, spare):
             held_at.append(at)
@@ -249,12 +256,41 @@ def _compared(
         if unmatched is None:
             unmatched = [b for b in theirs if b.exact in spare and not b.chrome]
         if not edited_anywhere(block, unmatched) and not joined(block, theirs, spare):
-            novel += block.words
-            novel_read += block.read_words
+            novel_blocks.append(block)
         else:
             held_at.append(at)
-    lead = _lead(mine, held_at, template)
-    return _Compared(novel, novel_read, content, chrome, lead, templated, frozenset(added))
+    links = _links_around(mine, linked_at, held_at[0] if held_at else 0)
+    return _Compared(
+        sum(block.words for block in novel_blocks) + links.novel,
+        sum(block.read_words if retitles else block.words for block in novel_blocks)
+        + links.novel_read,
+        content + links.novel,
+        chrome + links.chrome,
+        _lead(mine, held_at, template),
+        templated,
+        frozenset(added),
+    )
+
+
+@dataclass(frozen=True)
+class _Links:
+    chrome: int
+    novel: int
+    novel_read: int
+
+
+def _links_around(mine: tuple[Block, ...], linked_at: list[int], start: int) -> _Links:
+    """The words of the page's lines of links the other page lacks: before the content the
+    page shares (a menu, a breadcrumb, a section's headlines above the story) they are
+    chrome; after it, they may be what a copy adds (its sources, a reply that links the
+    fix, a contents page's new chapters) and count as content."""
+    before = [mine[at] for at in linked_at if at < start]
+    after = [mine[at] for at in linked_at if at >= start]
+    return _Links(
+        sum(block.words for block in before),
+        sum(block.words for block in after),
+        sum(block.read_words for block in after),
+    )
 
 
 def _lead(mine: tuple[Block, ...], held_at: list[int], template: frozenset[int]) -> int:

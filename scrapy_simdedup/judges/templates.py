@@ -59,7 +59,13 @@ class PageTemplates:
         self.host = host_of(key) if key else ""
         self.counts = blocks.counts(self.host, self._templates)
         self.own = template_of(self.counts)
-        self.known = frozenset(self.counts)  # on one stored page of the host or more
+        # On one stored page of the host or more, as written: a line whose figures changed
+        # (a ticker's new count) is known by its masked text only once it is template.
+        self.known = self.own | frozenset(
+            exact
+            for exact, masked in zip(page.exacts, self._templates, strict=True)
+            if exact == masked and exact in self.counts
+        )
         exacts = page.exacts
         self.skipped_sentences = frozenset(
             exact
