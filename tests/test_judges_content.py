@@ -600,3 +600,19 @@ def test_what_a_long_page_adds_after_its_cut_version_is_seen(index: SimHashIndex
     assert not verdict.copy and verdict.adds_content
     # The other way round, the cut version is its full page's copy.
     assert judge.judge(cut, "https://mirror.example/expressions").copy
+
+
+def test_a_section_after_a_first_section_of_short_sentences_is_no_cut_reprint(
+    index: SimHashIndex,
+) -> None:
+    # The Language Reference's "naming" topic is "execmodel" from its second section on,
+    # two thirds of it; execmodel's first section is a paragraph of short sentences. On
+    # another host it is a page of its own (a demo crawl dropped it as a cut reprint when
+    # only long sentences counted before the first one held).
+    from pydoc_data.topics import topics
+
+    judge = ContentJudge(index)
+    assert not judge.judge(topics["execmodel"], "https://docs.example/execmodel").copy
+    verdict = judge.judge(topics["naming"], "https://mirror.example/naming")
+    assert not verdict.copy
+    assert verdict.confirmation is not None and 0.5 < verdict.confirmation.covers < 0.75

@@ -27,9 +27,8 @@ give tells chrome from what a page adds, with no word list:
 * **repetition**: a block that a stored page of the page's own host carries, as it is,
   adds nothing (``templates.PageTemplates.known``: a portal's cookie notice, its author's
   bio);
-* **place**: a cut reprint holds its original from the start, where short lines and lines
-  of links before the article (a byline, a caption, a menu the extractor kept) are no
-  paragraphs (``_lead``).
+* **place**: a cut reprint holds its original from the start (``_lead``: up to 80 words
+  before it, a title, a byline, a caption; lines of links there do not count).
 
 Short lines before or after the shared content are not called chrome by their place: on
 real pages that added one copy in ninety (``benchmarks/reprint_quality.py --sets``), and
@@ -60,7 +59,6 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.fingerprint.blocks import Block, blocks_from_bytes
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 from scrapy_simdedup.judges.edits import (
-    MIN_PARAGRAPH_WORDS,
     edited,
     edited_anywhere,
     joined,
@@ -86,8 +84,8 @@ wrapper of another site's chrome (the candidate's own chrome the extractor kept,
 "related" teaser, is what it lacks). The share web-corpus pipelines call a copy at."""
 MAX_LEAD_WORDS = 80
 """A page starts where the stored page starts when no more than this many words of the
-stored page's paragraphs come before the first the page holds: a title, a standfirst, a
-notice the extractor kept; the first article of a digest is longer."""
+stored page's content come before the first block the page holds: a title, a byline, a
+standfirst, a caption the extractor kept; the first article of a digest is longer."""
 
 
 @dataclass(frozen=True)
@@ -294,14 +292,15 @@ def _links_around(mine: tuple[Block, ...], linked_at: list[int], start: int) -> 
 
 
 def _lead(mine: tuple[Block, ...], held_at: list[int], template: frozenset[int]) -> int:
-    """The words of ``mine``'s paragraphs before the first block the other page holds, as
-    it is or edited: a cut reprint holds its original's lead, a section of a long page or
-    the third article of a digest starts in its middle. Short lines and lines of links (a
-    byline, a caption, a menu the extractor kept) are no paragraphs."""
+    """The words of ``mine``'s content before the first block the other page holds, as it
+    is or edited: a cut reprint holds its original's lead, a section of a long page or the
+    third article of a digest starts in its middle. Lines of links (a menu the extractor
+    kept) are no content there; a paragraph of short sentences is (counting only long ones
+    made the second section of a reference page, after a first of short sentences, its cut
+    reprint)."""
     end = held_at[0] if held_at else len(mine)
     return sum(
         block.words
         for block in mine[:end]
-        if block.words >= MIN_PARAGRAPH_WORDS
-        and not (block.chrome or block.linked or block.template_hash in template)
+        if not (block.chrome or block.linked or block.template_hash in template)
     )

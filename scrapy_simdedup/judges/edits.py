@@ -22,8 +22,6 @@ from scrapy_simdedup.fingerprint.blocks import (
 
 MIN_ANYWHERE_WORDS = 8
 MAX_TITLE_WORDS = 30
-MIN_PARAGRAPH_WORDS = 12
-"""A block this long is a sentence of a paragraph; shorter ones may be a page's labels."""
 MAX_JOIN_BITS = 48
 MISSING_JOIN_BITS = 1
 CLOSE_BITS = 8
