@@ -56,7 +56,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.fingerprint.blocks import Block, blocks_from_bytes
+from scrapy_simdedup.fingerprint.blocks import CJK_CHARS_PER_WORD, Block, blocks_from_bytes
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 from scrapy_simdedup.judges.edits import (
     edited,
@@ -163,9 +163,13 @@ def confirm(
     novel, lacking = page.novel, stored.novel
     adds = page.novel_read >= NOVEL_MIN_WORDS
     covers = (stored.content - lacking) / stored.content if stored.content else 0.0
-    starts_alike = stored.lead <= MAX_LEAD_WORDS
     contained_in_stored = (
-        not same_host and covers >= MIN_COVERS and (covers >= MIN_COVERS_ANYWHERE or starts_alike)
+        not same_host
+        and covers >= MIN_COVERS
+        and (
+            covers >= MIN_COVERS_ANYWHERE
+            or _lead(stored_blocks, stored.first_held, template) <= MAX_LEAD_WORDS
+        )
     )
     copy = not adds and (similar or contained_in_stored)
     return Confirmation(
@@ -191,7 +195,7 @@ class _Compared:
     novel_read: int  # the same, as a reader counts words (``Block.read_words``), other hosts
     content: int  # all content
     chrome: int
-    lead: int  # words of paragraphs before the first the other page holds (as is or edited)
+    first_held: int  # the first block the other page holds (as is or edited), or past all
     template: int
     added: frozenset[int]  # template hashes of the blocks the other page lacks
 
@@ -258,13 +262,14 @@ def _compared(
         else:
             held_at.append(at)
     links = _links_around(mine, linked_at, held_at[0] if held_at else 0)
+    novel = sum(block.words for block in novel_blocks)
+    chinese = sum(block.words for block in novel_blocks if block.cjk) if retitles else 0
     return _Compared(
-        sum(block.words for block in novel_blocks) + links.novel,
-        sum(block.read_words if retitles else block.words for block in novel_blocks)
-        + links.novel_read,
+        novel + links.novel,
+        novel - chinese + chinese // CJK_CHARS_PER_WORD + links.novel_read,
         content + links.novel,
         chrome + links.chrome,
-        _lead(mine, held_at, template),
+        held_at[0] if held_at else len(mine),
         templated,
         frozenset(added),
     )
@@ -291,16 +296,15 @@ def _links_around(mine: tuple[Block, ...], linked_at: list[int], start: int) -> 
     )
 
 
-def _lead(mine: tuple[Block, ...], held_at: list[int], template: frozenset[int]) -> int:
+def _lead(mine: tuple[Block, ...], first_held: int, template: frozenset[int]) -> int:
     """The words of ``mine``'s content before the first block the other page holds, as it
     is or edited: a cut reprint holds its original's lead, a section of a long page or the
     third article of a digest starts in its middle. Lines of links (a menu the extractor
     kept) are no content there; a paragraph of short sentences is (counting only long ones
     made the second section of a reference page, after a first of short sentences, its cut
     reprint)."""
-    end = held_at[0] if held_at else len(mine)
     return sum(
         block.words
-        for block in mine[:end]
+        for block in mine[:first_held]
         if not (block.chrome or block.linked or block.template_hash in template)
     )
