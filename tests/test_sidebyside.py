@@ -42,3 +42,15 @@ def test_template_lines_are_those_of_three_pages_of_a_host() -> None:
 
 def test_long_texts_are_cut() -> None:
     assert side_by_side("word " * 5_000, "word").cut
+
+
+def test_a_menu_read_from_links_is_chrome_and_marks_are_not_shown() -> None:
+    from scrapy_simdedup.fingerprint.linklines import MARKS, marked_lines
+
+    left = marked_lines(
+        '<p><a href="/">Home</a> | <a href="/n">News</a> | <a href="/s">Sport</a></p>\n'
+        "<p>The ferry ran on time.</p>"
+    )
+    shown = side_by_side(left, "The ferry ran on time.")
+    assert [line.kind for line in shown.left] == ["chrome", "content"]
+    assert not any(word in MARKS for line in shown.left for word, _ in line.pieces)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from scrapy_simdedup.fingerprint.chrome import is_chrome
+from scrapy_simdedup.fingerprint.linklines import MARKS, is_menu_line
 from scrapy_simdedup.fingerprint.volatile import is_volatile, masked
 
 MAX_CHARS = 20_000
@@ -75,6 +76,9 @@ def _lines(tokens: list[str], same: set[int], template: frozenset[str]) -> tuple
         text.clear()
 
     for at, token in enumerate(tokens):
+        if token in MARKS:  # a line's mark (``linklines.py``): read, never shown
+            text.append(token)
+            continue
         if token.isspace():
             if "\n" in token:
                 close()
@@ -89,6 +93,9 @@ def _lines(tokens: list[str], same: set[int], template: frozenset[str]) -> tuple
 
 
 def _kind(line: str, template: frozenset[str]) -> str:
+    if is_menu_line(line):
+        return "chrome"
+    line = line.lstrip(MARKS)
     if is_chrome(line):
         return "chrome"
     if _as_counted(line) in template:
