@@ -171,3 +171,21 @@ def test_a_table_of_short_cells_beside_a_copied_description_keeps_a_page(
     body = table + _story(description) if where == "before" else _story(description) + table
     verdict = judge.judge(main_text(_page(body)), "https://other-shop.example/p/1")
     assert not verdict.copy and verdict.adds_content
+
+
+def test_what_a_chinese_page_adds_is_counted_as_read(index: SimHashIndex) -> None:
+    # Against another host, two characters are a word: a 16-character contact line adds
+    # nothing, a paragraph of 40 does. On the page's own host every character counts.
+    from benchmarks.corpora import chinese_articles
+
+    article = chinese_articles(1500, limit=3)[0]
+    line = "本报编辑部联系方式热线电话请拨打总机"  # 18 characters
+    paragraph = "记者当天下午赶到现场时，救援队伍已经把最后一名被困群众安全转移到了附近的学校。"
+    judge = ContentJudge(index)
+    judge.judge(article, "https://news.example.cn/1")
+    assert judge.judge(f"{article}\n{line}", "https://portal.example.cn/1").copy
+    assert not judge.judge(f"{article}\n{paragraph}", "https://portal.example.cn/2").copy
+    with open_index("memory", seed=1) as own:
+        judge = ContentJudge(own)
+        judge.judge(article, "https://news.example.cn/1")
+        assert not judge.judge(f"{article}\n{line}", "https://news.example.cn/1?print=1").copy
