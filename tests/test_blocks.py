@@ -75,12 +75,13 @@ EDGE = (
         2**64 - 1,
         0,
         2**64 - 1,
-        0x0FFF,
+        0x07FF,
         2**64 - 1,
         chrome=True,
         volatile=True,
         linked=True,
         cjk=True,
+        sampled=True,
     ),
     Block(0, 2**64 - 1, 0, 4),
 )
@@ -206,8 +207,8 @@ def _crossing_the_cut() -> str:
     ("page", "packed_since_57"),
     [
         (_PAGE, "7b087817b3ea8b0d207b25a0c938bb1be3d9e758"),
-        # past MAX_BLOCKS: with one sentence in eight of the rest
-        (_PAGE * 400, "43f31fed3673996ad055733ba819a366e2e568ea"),
+        # past MAX_BLOCKS: with the sample of the rest (its smallest hashes)
+        (_PAGE * 400, "1bc149ac2e5551adee40f3dc74fc384d090df8d7"),
         (_crossing_the_cut(), "b8eed57e4549981258c356dff32ab767ed2647d3"),
     ],
     ids=["page", "past_max_blocks", "crossing_the_cut"],

@@ -588,7 +588,7 @@ def test_pages_of_one_site_sharing_a_description_are_all_kept(
 def test_what_a_long_page_adds_after_its_cut_version_is_seen(index: SimHashIndex) -> None:
     # A partial mirror cut a long reference page at 43,000 characters; crawled first, it
     # made the full page (66,000) a copy, and its last third was in no kept page. Past
-    # the first 256 sentences, one in eight is a block too, chosen by its own hash.
+    # the first 256 sentences, a sample chosen by the sentences' hashes is a block too.
     from scrapy_simdedup.fingerprint.blocks import MAX_BLOCKS, text_blocks
 
     full = "\n".join(english_articles(2000))[:66_000]
@@ -600,6 +600,28 @@ def test_what_a_long_page_adds_after_its_cut_version_is_seen(index: SimHashIndex
     assert not verdict.copy and verdict.adds_content
     # The other way round, the cut version is its full page's copy.
     assert judge.judge(cut, "https://mirror.example/expressions").copy
+
+
+@pytest.mark.parametrize("cut_at", [43_000, 100_000, 180_000])
+def test_a_long_pages_sample_holds_its_cut_versions_and_reaches_past_it(cut_at: int) -> None:
+    # The test above failed for one store seed in seven when the sample was the first 64
+    # of one sentence in eight, full before the cut's end. Whatever the seed and the
+    # length, every sentence of the cut's sample is compared with the full page (held, or
+    # past its reach), and the full page has sentences of its own past the cut that the
+    # cut would have sampled (a look at the judge's comparison, seed by seed).
+    from scrapy_simdedup.fingerprint.blocks import reach
+
+    full = "\n".join(english_articles(6000))[: cut_at * 3 // 2]
+    cut = full[: full.rindex("\n", 0, cut_at)]
+    for seed in range(40):
+        full_blocks, cut_blocks = text_blocks(full, seed), text_blocks(cut, seed)
+        held = {block.exact for block in full_blocks}
+        full_reach, cut_reach = reach(full_blocks), reach(cut_blocks)
+        assert full_reach is not None and cut_reach is not None
+        cut_only = [block for block in cut_blocks if block.exact not in held]
+        assert all(block.sampled and block.exact > full_reach for block in cut_only), seed
+        own = {block.exact for block in full_blocks} - {block.exact for block in cut_blocks}
+        assert len([exact for exact in own if exact <= cut_reach]) >= 3, seed
 
 
 def test_a_section_after_a_first_section_of_short_sentences_is_no_cut_reprint(

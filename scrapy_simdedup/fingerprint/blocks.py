@@ -11,7 +11,7 @@ words, and ``wordset``, its words as one bit each of 64 bits. A sentence with a 
 edited keeps a near SimHash when it is long, and most of its word bits when it is short
 (``similar_words``). A page keeps at most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS``
 words or more, in text order, from its first ``MAX_BLOCK_CHARS`` characters, and past them
-one sentence in ``TAIL_EVERY`` of the rest, chosen by its hash (``TAIL_BLOCKS`` at most).
+the ``TAIL_BLOCKS`` sentences of the rest with the smallest hashes (``sampled``).
 
 Each block also carries ``masked``, the exact hash of its text with its figures masked
 (``volatile.py``), ``volatile`` when those figures change by themselves (a banner's
@@ -28,6 +28,7 @@ word count; pages stored before are read with no masked hash and no flags.
 
 from __future__ import annotations
 
+import heapq
 import re
 import struct
 from collections.abc import Iterator, Sequence
@@ -48,10 +49,9 @@ MAX_BLOCKS = 256
 MAX_BLOCK_CHARS = 50_000
 """Blocks are taken in full from the text's start: a page's first 256 sentences are enough
 to tell it apart from another."""
-TAIL_EVERY = 8
 TAIL_BLOCKS = 64
-"""Past them, one sentence in ``TAIL_EVERY`` (by its hash), at most ``TAIL_BLOCKS`` more:
-what a long page adds after its cut version is seen (``_tail``)."""
+"""Past them, a sample: the distinct sentences of the rest with the ``TAIL_BLOCKS``
+smallest hashes (``_tail``), so that what a long page adds after its cut version is seen."""
 MIN_BLOCK_WORDS = 4
 RUN_ENDS = 3
 """Short lines are taken together until one whose hash is a multiple of this (and the
@@ -72,7 +72,8 @@ _MARKED = 0x8000  # in the count: blocks of the current layout; in a block's wor
 _VOLATILE = 0x4000  # in a block's words: it holds volatile tokens
 _LINKED = 0x2000  # in a block's words: its lines are links (``linklines.py``)
 _CJK = 0x1000  # in a block's words: most of its words are CJK characters
-_MAX_WORDS = 0x0FFF  # a sentence of 4,096 words stored before these flags reads as flagged
+_SAMPLED = 0x0800  # in a block's words: one of the sample past the first blocks (``_tail``)
+_MAX_WORDS = 0x07FF  # a sentence of 2,048 words stored before these flags reads as flagged
 MAX_WORDSET_WORDS = 32
 """Up to this many words, word sets tell an edited sentence (most bits in common) from
 another sentence; beyond, their 64 bits fill up, and the SimHash decides."""
@@ -94,6 +95,7 @@ class Block:
     volatile: bool = False  # it holds a date, a time, a long count or an id
     linked: bool = False  # its lines were mostly links (``linklines.py``)
     cjk: bool = False  # most of its words are CJK characters, a word each
+    sampled: bool = False  # one of the sample of a long page's rest (``reach``)
 
     @property
     def read_words(self) -> int:
@@ -109,6 +111,13 @@ class Block:
     def similar_words(self, other: Block) -> bool:
         """Short sentences sharing most of their words (a Jaccard share of their bits)."""
         return similar_word_sets(self.wordset, self.words, other.wordset, other.words)
+
+
+def reach(blocks: Sequence[Block]) -> int | None:
+    """The largest hash of a page's sample past its first blocks: a sampled sentence of
+    another page with a larger hash is one this page would not have sampled even if it held
+    it, so it is neither held nor missing; None when the page was read in full."""
+    return max((block.exact for block in blocks if block.sampled), default=None)
 
 
 def similar_word_sets(wordset: int, words: int, other_set: int, other_words: int) -> bool:
@@ -139,7 +148,7 @@ def packed_text_blocks(text: str, seed: int, *, chrome: list[bool] | None = None
     return PackedBlocks(_packed(_block_fields(text, seed, chrome)))
 
 
-_Fields = tuple[int, int, int, int, int, bool, bool, bool, bool]  # a Block's, in its order
+_Fields = tuple[int, int, int, int, int, bool, bool, bool, bool, bool]  # a Block's, in its order
 
 
 class _Sentences:
@@ -150,12 +159,16 @@ class _Sentences:
         self.words: list[list[str]] = []
         self.chrome: list[bool] = []
         self.linked: list[bool] = []
+        self.sampled: list[bool] = []
 
-    def add(self, sentence: str, found: list[str], chrome: bool, linked: bool) -> None:
+    def add(
+        self, sentence: str, found: list[str], chrome: bool, linked: bool, sampled: bool = False
+    ) -> None:
         self.sentences.append(sentence)
         self.words.append(found)
         self.chrome.append(chrome)
         self.linked.append(linked)
+        self.sampled.append(sampled)
 
     def __len__(self) -> int:
         return len(self.sentences)
@@ -168,13 +181,19 @@ def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fiel
     found, taken = _head(lines, chrome, seed)
     if len(found) >= MAX_BLOCKS or len(text) > MAX_BLOCK_CHARS:
         for sentence, words, line in _tail(text, taken, seed):
-            found.add(sentence, words, chrome_lines([line])[0], is_link_line(line))
+            found.add(sentence, words, chrome_lines([line])[0], is_link_line(line), True)
     if not found:
         return []
     prints = _word_prints(found.words, seed)
     fields: list[_Fields] = []
-    for sentence, (simhash, wordset), words, is_line_chrome, links in zip(
-        found.sentences, prints, found.words, found.chrome, found.linked, strict=True
+    for sentence, (simhash, wordset), words, is_line_chrome, links, sampled in zip(
+        found.sentences,
+        prints,
+        found.words,
+        found.chrome,
+        found.linked,
+        found.sampled,
+        strict=True,
     ):
         exact = _sentence_hash(sentence, seed)
         mask = masked(sentence)
@@ -183,7 +202,7 @@ def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fiel
         cjk = not sentence.isascii() and 2 * len(_CJK_CHAR.findall(sentence)) > len(words)
         fields.append(
             (exact, simhash, wordset, len(words), masked_hash, is_line_chrome, volatile, links,
-             cjk)
+             cjk, sampled)
         )  # fmt: skip
     return fields
 
@@ -226,30 +245,39 @@ def _head(lines: list[str], chrome: list[bool], seed: int) -> tuple[_Sentences, 
             break
     else:
         close_run()
-    for kept in (found.sentences, found.words, found.chrome, found.linked):
+    for kept in (found.sentences, found.words, found.chrome, found.linked, found.sampled):
         del kept[MAX_BLOCKS:]
     return found, taken
 
 
-def _tail(text: str, taken: int, seed: int) -> Iterator[tuple[str, list[str], str]]:
-    """Sentences of a long text past its first ``MAX_BLOCKS`` blocks or ``MAX_BLOCK_CHARS``
-    characters (from the line after the last one read): one in ``TAIL_EVERY``, chosen by
-    its own hash, at most ``TAIL_BLOCKS``, as (sentence, words, line). Chosen by content,
-    the same sentences stand for the same text on any page that has it, so that what a
-    long page adds after its cut version is seen (and nothing is seen added where the two
-    agree)."""
-    found = 0
+def _tail(text: str, taken: int, seed: int) -> list[tuple[str, list[str], str]]:
+    """A sample of a long text past its first ``MAX_BLOCKS`` blocks or ``MAX_BLOCK_CHARS``
+    characters (from the line after the last one read), as (sentence, words, line) in text
+    order: its distinct sentences of ``MIN_BLOCK_WORDS`` words or more with the
+    ``TAIL_BLOCKS`` smallest hashes. Chosen by content, a sentence sampled on a long page
+    is sampled on its cut version when the cut has it, and what the full page adds past
+    the cut has its share of the sample; a cut version's sampled sentence that its full
+    page did not sample has a hash above the full page's ``reach``, and is not compared."""
+    largest: list[tuple[int, int]] = []  # (-hash, place): a heap of the smallest hashes
+    chosen: dict[int, tuple[int, str, list[str], str]] = {}  # hash -> (place, ...)
+    place = 0
     for line in text.splitlines()[taken:]:
         for sentence in split_sentences(line.lstrip(MARKS)):
-            if not sentence or _sentence_hash(sentence, seed) % TAIL_EVERY:
+            hashed = _sentence_hash(sentence, seed)
+            full = len(largest) >= TAIL_BLOCKS
+            if hashed in chosen or (full and hashed >= -largest[0][0]):
                 continue
             sentence_words = _WORD.findall(sentence.lower())
             if len(sentence_words) < MIN_BLOCK_WORDS:
                 continue
-            yield sentence, sentence_words, line
-            found += 1
-            if found >= TAIL_BLOCKS:
-                return
+            place += 1
+            chosen[hashed] = (place, sentence, sentence_words, line)
+            if full:
+                dropped, _ = heapq.heapreplace(largest, (-hashed, place))
+                del chosen[-dropped]
+            else:
+                heapq.heappush(largest, (-hashed, place))
+    return [taken_line[1:] for taken_line in sorted(chosen.values())]
 
 
 def _ends_run(line: str, seed: int) -> bool:
@@ -293,6 +321,7 @@ def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
                 b.volatile,
                 b.linked,
                 b.cjk,
+                b.sampled,
             )
             for b in blocks
         ]
@@ -304,17 +333,21 @@ def _packed(found: list[_Fields]) -> bytes:
     blocks), then each block's hashes and its word count with its chrome and volatile
     flags."""
     flat: list[int] = []
-    for exact, simhash, wordset, words, masked_hash, chrome_block, volatile, links, cjk in found:
+    for (
+        exact, simhash, wordset, words, masked_hash, chrome_block, volatile, links, cjk, sampled
+    ) in found:  # fmt: skip
         flags = (_MARKED if chrome_block else 0) | (_VOLATILE if volatile else 0)
-        flags |= (_LINKED if links else 0) | (_CJK if cjk else 0)
+        flags |= (_LINKED if links else 0) | (_CJK if cjk else 0) | (_SAMPLED if sampled else 0)
         flat += (exact, simhash, wordset, masked_hash, min(words, _MAX_WORDS) | flags)
     return _packing(len(found)).pack(len(found) | _MARKED, *flat)
 
 
 def _block_of(exact: int, simhash: int, wordset: int, masked: int, words: int) -> Block:
     chrome, volatile, links = bool(words & _MARKED), bool(words & _VOLATILE), bool(words & _LINKED)
-    cjk = bool(words & _CJK)
-    return Block(exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile, links, cjk)
+    cjk, sampled = bool(words & _CJK), bool(words & _SAMPLED)
+    return Block(
+        exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile, links, cjk, sampled
+    )
 
 
 def blocks_from_bytes(raw: bytes) -> tuple[Block, ...] | None:

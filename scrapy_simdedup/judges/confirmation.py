@@ -39,6 +39,10 @@ wherever it sits: the rest of an article after its cut reprint keeps a page.
 On the page's own host every line counts as it is: two pages of one category differ by
 their links.
 
+A long page is compared in full over its first blocks and by sample past them (a
+sentence's hash chooses it): a sampled sentence with a hash past the other page's sample
+(``blocks.reach``) is compared with nothing.
+
 Otherwise the page is a copy when it holds at least ``MIN_COVERS`` of the candidate's
 content from its start (a cut reprint after its full original, however much shorter), or
 ``MIN_COVERS_ANYWHERE`` of it from anywhere, or when the sketches agree (estimated Jaccard
@@ -56,7 +60,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.fingerprint.blocks import CJK_CHARS_PER_WORD, Block, blocks_from_bytes
+from scrapy_simdedup.fingerprint.blocks import CJK_CHARS_PER_WORD, Block, blocks_from_bytes, reach
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 from scrapy_simdedup.judges.edits import (
     edited,
@@ -212,6 +216,7 @@ def _compared(
     places: dict[int, list[int]] = {}  # exact hash -> where the stored page has it
     for there, block in enumerate(theirs):
         places.setdefault(block.exact, []).append(there)
+    sampled_to = reach(theirs)
     content = chrome = templated = 0
     added: set[int] = set()
     counted: set[int] = set()
@@ -235,6 +240,8 @@ def _compared(
             templated += block.words
             continue
         matched = block.exact in places
+        if not matched and block.sampled and sampled_to is not None and block.exact > sampled_to:
+            continue  # the other page would not have sampled it: neither held nor new
         if not matched:
             added.add(block.template_hash)
         if block.chrome:
