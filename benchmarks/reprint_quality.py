@@ -1,6 +1,6 @@
 """Reprints by edit kind and a mirror with a live banner: the share of each row dropped.
 
-    python3 benchmarks/reprint_quality.py [--before CHECKOUT] [--count 60] [--sets DIR]
+    python3 benchmarks/reprint_quality.py [--before CHECKOUT] [--count 60] [--sets DIR] [--seed 1]
 
 Each row of ``portal.py`` is judged by a real ContentSeenPipeline on a memory index, two
 ways: as a stream (the stored pages first, then the row's pages in order: a portal's
@@ -8,7 +8,8 @@ template shows from its third page on) and fresh (each case in an index of its o
 rows should be dropped (target: at least 97%, 95% for cut reprints), the rest kept (0
 dropped). ``--before`` names a checkout of an earlier revision (``git worktree add
 /tmp/before REV``): the same rows are judged by that revision's code in a subprocess, and
-printed beside. The helper's CPU per judged page is printed for both, and the crawl's
+printed beside; the stores' seeds are drawn from one sequence (``--seed``) in both, so
+that a row that differs differs by the code. The helper's CPU per judged page is printed for both, and the crawl's
 process's per decision (the texts fingerprinted beforehand) on a memory index and on a
 LevelDB folder, where the content judge's store work is a crawl's, and on LevelDB for the
 template-heavy pages of ``templated.py``.
@@ -173,10 +174,22 @@ def _fresh(case: portal.Case, decider_type: type) -> bool:
     return kept
 
 
-def before(checkout: Path, count: int, sets: str | None) -> dict[str, dict[str, float]]:
+def fix_store_seeds(first: int) -> None:
+    """New stores draw their seeds from one sequence starting at ``first``, in this process
+    and in ``--before``'s: the rows of two revisions then differ by their code, not by the
+    luck of their hashes (a row moves about 5 points from one random seed to another)."""
+    import random
+    import types
+
+    from scrapy_simdedup.index import opening
+
+    opening.secrets = types.SimpleNamespace(randbits=random.Random(first).getrandbits)  # type: ignore[assignment]
+
+
+def before(checkout: Path, count: int, sets: str | None, seed: int) -> dict[str, dict[str, float]]:
     """``judged`` (and ``realpages.judged``) by the code of ``checkout``, in a subprocess."""
     env = {**os.environ, "SIMDEDUP_BENCHMARK_CODE": str(checkout.resolve())}
-    command = [sys.executable, __file__, "--json", "--count", str(count)]
+    command = [sys.executable, __file__, "--json", "--count", str(count), "--seed", str(seed)]
     command += ["--sets", sets] if sets else []
     out = subprocess.run(command, capture_output=True, text=True, env=env, check=True,
                          timeout=3600)  # fmt: skip
@@ -188,15 +201,19 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=60, help="articles per language")
     parser.add_argument("--before", type=Path, help="a checkout of an earlier revision")
     parser.add_argument("--sets", help="a folder with clones of the real-page sets")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="the first of the stores' seeds (the same for --before)"
+    )
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    fix_store_seeds(args.seed)
     if args.json:
         import scrapy_simdedup
 
         print(f"judged by {scrapy_simdedup.__file__}", file=sys.stderr)
         print(json.dumps(_all_judged(args.count, args.sets)))
         return
-    earlier = before(args.before, args.count, args.sets) if args.before else None
+    earlier = before(args.before, args.count, args.sets, args.seed) if args.before else None
     now = _all_judged(args.count, args.sets)
     real_now = now.pop("real", None)
     real_before = earlier.pop("real", None) if earlier else None

@@ -638,3 +638,48 @@ def test_a_section_after_a_first_section_of_short_sentences_is_no_cut_reprint(
     verdict = judge.judge(topics["naming"], "https://mirror.example/naming")
     assert not verdict.copy
     assert verdict.confirmation is not None and 0.5 < verdict.confirmation.covers < 0.75
+
+
+def test_a_page_with_fifty_candidates_confirms_a_few_and_finds_its_original(
+    index: SimHashIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A templated shop: 90 item pages of 200 shared sentences and one sentence each, all
+    # within a few bits of each other. An item's URL variant, one word edited, has them
+    # all for SimHash candidates; it is confirmed against MAX_CONFIRMED of them at most,
+    # its own item first (the shingles tell it from its siblings), and dropped.
+    import re
+
+    from scrapy_simdedup.judges import candidates, content
+
+    sentences = [
+        s for a in english_articles(6000) for line in a.splitlines()
+        for s in re.split(r"(?<=\.)\s+", line) if len(s.split()) >= 8
+    ]  # fmt: skip
+    template = "\n".join(sentences[:200])
+    vocabulary = sorted({w for s in sentences for w in re.findall(r"[a-z]{4,}", s)})
+    own = [" ".join(random.Random(n).sample(vocabulary, 20)).capitalize() for n in range(90)]
+    judge = ContentJudge(index)
+    for n, sentence in enumerate(own):
+        assert not judge.judge(f"{template}\n{sentence}.", f"https://shop.example/item/{n}").copy
+    variant = f"{template}\n{own[37].replace(own[37].split()[3], 'changed', 1)}."
+    done = judge.fingerprinted(variant)
+    assert done.fingerprint.simhash is not None
+    assert len(done.blocks) > 200
+    assert len(index.query(done.fingerprint.simhash)) >= 50  # the candidates, as built
+
+    confirmed: list[str] = []
+    real_confirm = content.confirm
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        confirmed.append("one")
+        return real_confirm(*args, **kwargs)
+
+    monkeypatch.setattr(content, "confirm", counted)
+    verdict = judge.judge(variant, "https://shop.example/item/37?session=9")
+    assert verdict.copy and verdict.original == "https://shop.example/item/37"
+    assert 1 <= len(confirmed) <= candidates.MAX_CONFIRMED
+    # A distinct item of the same shop is kept, after MAX_CONFIRMED confirmations at most.
+    confirmed.clear()
+    other = " ".join(random.Random(99).sample(vocabulary, 20)).capitalize()
+    assert not judge.judge(f"{template}\n{other}.", "https://shop.example/item/99").copy
+    assert len(confirmed) <= candidates.MAX_CONFIRMED

@@ -458,6 +458,17 @@ class PackedBlocks(Sequence[Block]):
     def __getitem__(self, index: int | slice) -> Block | tuple[Block, ...]:
         return self.decoded()[index]
 
+    def at(self, index: int) -> Block:
+        """The block at ``index`` alone, read without making the others."""
+        if self._decoded is not None:
+            return self._decoded[index]
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        start = _COUNT.size + index * self._size
+        if self._current:
+            return _block_of(*_BLOCK.unpack_from(self.raw, start))
+        return Block(*_OLD_BLOCK.unpack_from(self.raw, start))
+
     def __iter__(self) -> Iterator[Block]:
         return iter(self.decoded())
 

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.fingerprint.blocks import CJK_CHARS_PER_WORD, Block, blocks_from_bytes, reach
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 from scrapy_simdedup.judges.edits import (
+    Unmatched,
     edited,
     edited_anywhere,
     joined,
@@ -213,25 +214,23 @@ def _compared(
 ) -> _Compared:
     """``retitles``: the pages are of two hosts, where a new first line is a new title and
     lines of links add nothing."""
-    places: dict[int, list[int]] = {}  # exact hash -> where the stored page has it
-    for there, block in enumerate(theirs):
-        places.setdefault(block.exact, []).append(there)
+    places = _places(theirs)
     sampled_to = reach(theirs)
     content = chrome = templated = 0
     added: set[int] = set()
     counted: set[int] = set()
-    unmatched: list[Block] | None = None
     novel_blocks: list[Block] = []  # the page's content the other page lacks
     held_at: list[int] = []  # where it has the other's content, as it is or edited
     linked_at: list[int] = []  # where it has lines of links the other lacks
-    exacts = {block.exact for block in mine}
+    exacts = {block.exact for block in mine} if retitles else set()
     retitled_at = retitled(mine, theirs, template, exacts) if retitles else None
     # A sentence that differs from one of theirs in its figures alone (a price, a spec, a
     # score) says something new: no edit of it.
     figures = {block.masked for block in theirs if block.masked}
     # The other page's sentences this page has fewer times than it (each occurrence used
     # as it is can be no sentence this page edited): what an edited sentence may come from.
-    spare = spare_sentences(theirs, mine)
+    unmatched = Unmatched(theirs, spare_sentences(theirs, mine))
+    spare = unmatched.spare
     for at, block in enumerate(mine):
         if block.exact in counted:
             continue
@@ -262,9 +261,7 @@ def _compared(
         if edited(mine, at, theirs, places, spare):
             held_at.append(at)
             continue
-        if unmatched is None:
-            unmatched = [b for b in theirs if b.exact in spare and not b.chrome]
-        if not edited_anywhere(block, unmatched) and not joined(block, theirs, spare):
+        if not edited_anywhere(block, unmatched) and not joined(block, unmatched):
             novel_blocks.append(block)
         else:
             held_at.append(at)
@@ -280,6 +277,14 @@ def _compared(
         templated,
         frozenset(added),
     )
+
+
+def _places(blocks: tuple[Block, ...]) -> dict[int, list[int]]:
+    """Exact hash -> where the page has it."""
+    places: dict[int, list[int]] = {}
+    for there, block in enumerate(blocks):
+        places.setdefault(block.exact, []).append(there)
+    return places
 
 
 @dataclass(frozen=True)

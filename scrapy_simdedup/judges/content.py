@@ -19,6 +19,7 @@ from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted, fingerprint
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.index.permuted import QueryOrAdd
+from scrapy_simdedup.judges.candidates import best_candidates
 from scrapy_simdedup.judges.confirmation import Confirmation, confirm
 from scrapy_simdedup.judges.templates import PageTemplates, host_of
 from scrapy_simdedup.judges.verdict import Verdict
@@ -97,7 +98,7 @@ class ContentJudge:
         found = self._candidates(done, key, payload, templates, record)
         if found.revisit:
             return Verdict(key, key, found_by="simhash", revisit=True)
-        confirmations = [(match, self._confirm(done, match, templates)) for match in found.matches]
+        confirmations = self._confirm_best(done, found.matches, templates)
         copied = next(((m, c) for m, c in confirmations if c.copy), None)
         if record and copied is None and confirmations and not found.added:
             again, more = self._add_unless_new(done, key, payload, templates, found.matches)
@@ -183,13 +184,25 @@ class ContentJudge:
             fresh = [m for m in fresh if m.key != key and m.key not in passed_by]
             if not fresh:
                 break
-            for match in fresh:
-                confirmation = self._confirm(done, match, templates)
-                more.append((match, confirmation))
-                if confirmation.copy:
-                    return again, more
+            confirmed = self._confirm_best(done, fresh, templates)
+            more += confirmed
+            if confirmed and confirmed[-1][1].copy:
+                return again, more
             passed_by.update(match.key for match in fresh)
         return again, more
+
+    def _confirm_best(
+        self, done: Fingerprinted, matches: list[Match], templates: PageTemplates
+    ) -> list[tuple[Match, Confirmation]]:
+        """The confirmations of the best ``MAX_CONFIRMED`` candidates, in order, up to the
+        first that confirms a copy."""
+        confirmations: list[tuple[Match, Confirmation]] = []
+        for match in best_candidates(done, matches, templates):
+            confirmation = self._confirm(done, match, templates)
+            confirmations.append((match, confirmation))
+            if confirmation.copy:
+                break
+        return confirmations
 
     def _confirm(self, done: Fingerprinted, match: Match, templates: PageTemplates) -> Confirmation:
         """The confirmation against one candidate, its host's template left out."""

@@ -12,6 +12,8 @@ meet by chance. Each is a statistical test; its docstring says how often chance 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from itertools import pairwise
 
 from scrapy_simdedup.fingerprint.blocks import (
     MAX_WORDSET_WORDS,
@@ -30,28 +32,81 @@ SANDWICHED_BITS = 16
 """A long sentence between the same two sentences on both pages, with about as many words,
 is one edited even this far in SimHash: one word changed in 34 moves 13-14 bits under some
 seeds (no word sets beyond ``MAX_WORDSET_WORDS``), and two unrelated sentences come this
-close about once in 26,000 pairs."""
+close about once in 26,000 pairs. Not a shorter one: two unrelated sentences of 20 words
+come this close far more often (a shop's item pages, one sentence each between the same
+template lines, were dropped as each other's copies), and their word sets tell."""
 
 
-def joined(block: Block, theirs: tuple[Block, ...], spare: set[int]) -> bool:
-    """Two consecutive sentences of ``theirs`` joined into ``block`` (a full stop edited
+MAX_PAIR_TESTS = 4096
+"""Sentences compared pairwise in one comparison of two pages, at most: past it, a sentence
+neither page holds as it is counts as new (a page is kept, never dropped, for it)."""
+
+
+class Unmatched:
+    """The other page's sentences this page may have edited (those it has fewer times than
+    the other page, ``spare``), and its pairs of consecutive ones, found by their word
+    counts: a sentence is compared only with those of about its length, not with each of
+    the other page's (``MAX_PAIR_TESTS`` at most in all)."""
+
+    def __init__(self, theirs: tuple[Block, ...], spare: set[int]) -> None:
+        self.theirs, self.spare = theirs, spare
+        self.tests_left = MAX_PAIR_TESTS
+        self._by_words: dict[int, list[Block]] | None = None
+        self._pairs_by_words: dict[int, list[tuple[Block, Block]]] | None = None
+
+    @property
+    def by_words(self) -> dict[int, list[Block]]:
+        if self._by_words is None:  # made when first asked: most pages hold every sentence
+            self._by_words = {}
+            for block in self.theirs:
+                if block.exact in self.spare and not block.chrome:
+                    self._by_words.setdefault(block.words, []).append(block)
+        return self._by_words
+
+    @property
+    def pairs_by_words(self) -> dict[int, list[tuple[Block, Block]]]:
+        if self._pairs_by_words is None:
+            self._pairs_by_words = {}
+            for first, second in pairwise(self.theirs):
+                if first.exact in self.spare and second.exact in self.spare:
+                    together = first.words + second.words
+                    self._pairs_by_words.setdefault(together, []).append((first, second))
+        return self._pairs_by_words
+
+    def sentences(self, words: int, slack: int) -> Iterator[Block]:
+        """Those of ``words`` words, give or take ``slack``, while the tests last."""
+        by_words = self.by_words
+        for count in range(words - slack, words + slack + 1):
+            for other in by_words.get(count, ()):
+                if self.tests_left <= 0:
+                    return
+                self.tests_left -= 1
+                yield other
+
+    def pairs(self, words: int, slack: int) -> Iterator[tuple[Block, Block]]:
+        """Consecutive pairs of ``words`` words together, give or take ``slack``."""
+        pairs_by_words = self.pairs_by_words
+        for count in range(words - slack, words + slack + 1):
+            for pair in pairs_by_words.get(count, ()):
+                if self.tests_left <= 0:
+                    return
+                self.tests_left -= 1
+                yield pair
+
+
+def joined(block: Block, unmatched: Unmatched) -> bool:
+    """Two consecutive sentences of the other page joined into ``block`` (a full stop edited
     away), edited or not: about as many words as the two, and nearly all the word bits of
     each among the block's. Only while the block's word set is not full (``MAX_JOIN_BITS``):
     a sentence's 17 word bits all fall among 30 of 64 by chance about once in 2**17."""
     bits = block.wordset.bit_count()
     if block.words < MIN_ANYWHERE_WORDS or bits > MAX_JOIN_BITS:
         return False
-    slack = max(2, block.words // 5)
-    for there in range(len(theirs) - 1):
-        first, second = theirs[there], theirs[there + 1]
-        if first.exact not in spare or second.exact not in spare:
-            continue
-        if abs(block.words - first.words - second.words) > slack:
-            continue
-        if all(
-            (part.wordset & ~block.wordset).bit_count() <= MISSING_JOIN_BITS
-            for part in (first, second)
-        ):
+    missing = ~block.wordset
+    for first, second in unmatched.pairs(block.words, max(2, block.words // 5)):
+        if (first.wordset & missing).bit_count() <= MISSING_JOIN_BITS and (
+            second.wordset & missing
+        ).bit_count() <= MISSING_JOIN_BITS:
             return True
     return False
 
@@ -85,7 +140,7 @@ def retitled(
     return at if title.exact != old.exact else None
 
 
-def edited_anywhere(block: Block, others: list[Block]) -> bool:
+def edited_anywhere(block: Block, unmatched: Unmatched) -> bool:
     """A sentence edited in place of any of the other page's sentences that this page
     lacks (characters changed in a long Chinese sentence, words in an English one), about
     as many words: within ``SANDWICHED_BITS`` when long, most word bits in common when
@@ -93,11 +148,8 @@ def edited_anywhere(block: Block, others: list[Block]) -> bool:
     needs them in the same place: short ones of one vocabulary meet by chance."""
     if block.words < MIN_ANYWHERE_WORDS:
         return False
-    slack = max(2, block.words // 5)
     long = block.words > MAX_WORDSET_WORDS
-    for other in others:
-        if abs(block.words - other.words) > slack:
-            continue
+    for other in unmatched.sentences(block.words, max(2, block.words // 5)):
         if long and (block.simhash ^ other.simhash).bit_count() <= SANDWICHED_BITS:
             return True
         if not long and block.similar_words(other):
@@ -150,7 +202,8 @@ def edited(
         if near and _aligned(mine, at, theirs, there, 1):
             return True
         if (
-            distance <= SANDWICHED_BITS
+            not short  # a short one has word sets to tell: two at one place meet by chance
+            and distance <= SANDWICHED_BITS
             and abs(words - other.words) <= slack
             and _sandwiched(mine, at, theirs, there)
         ):
