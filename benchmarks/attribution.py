@@ -59,9 +59,12 @@ INSIDE = {
     UrlJudge: ("decide", "fetched", "observe"),
 }
 """Parts of the entry points' time, each already counted in one of them."""
+DISTRIBUTED = ("ContentJudge.decide",)
+"""Calls whose every duration is kept: ``decide_us`` holds their percentiles."""
 
 _cpu: Counter[str] = Counter()
 _calls: Counter[str] = Counter()
+_each: dict[str, list[float]] = {label: [] for label in DISTRIBUTED}
 _waits: list[float] = []  # seconds from a text's submission to the helper to its reply
 _pending: list[int] = []  # texts awaiting the helper when another one was submitted
 CENSUS_AT = 2000
@@ -112,8 +115,11 @@ def _timed(owner: type, name: str, *, entry: bool) -> None:
             return original(*args, **kwargs)
         finally:
             gc_meanwhile = _collector.total - collected
-            _cpu[label] += time.thread_time() - started - gc_meanwhile
+            spent = time.thread_time() - started - gc_meanwhile
+            _cpu[label] += spent
             _calls[label] += 1
+            if label in _each:
+                _each[label].append(spent)
             _depth[0] -= entry
 
     setattr(owner, name, timed)
@@ -180,8 +186,26 @@ class Attribution:
             "entry_points": entry_points,
             "cpu_seconds": {label: _cpu[label] for label in entry_points + inside},
             "calls": {label: _calls[label] for label in entry_points + inside},
+            "distributions_us": {label: percentiles(each) for label, each in _each.items()},
         }
         self.path.write_text(json.dumps(figures), "utf-8")
+
+
+def percentiles(seconds: list[float]) -> dict[str, float]:
+    """Microseconds at the median, the 90th, 99th and 99.9th percentiles, the largest, the
+    mean, and the count."""
+    if len(seconds) < 2:
+        return {"count": len(seconds)}
+    cuts = statistics.quantiles(seconds, n=1000, method="inclusive")
+    return {
+        "count": len(seconds),
+        "mean": 1e6 * statistics.fmean(seconds),
+        "p50": 1e6 * cuts[499],
+        "p90": 1e6 * cuts[899],
+        "p99": 1e6 * cuts[989],
+        "p99.9": 1e6 * cuts[998],
+        "max": 1e6 * max(seconds),
+    }
 
 
 def _labels(table: dict[type, tuple[str, ...]]) -> list[str]:

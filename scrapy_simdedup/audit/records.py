@@ -16,7 +16,9 @@ Every line has ``event``, ``time`` (UTC, ISO 8601, milliseconds) and the page it
   3-token shingles), ``direction`` (``page_in_stored``, ``stored_in_page`` or
   ``partial``), ``contained`` (share of the page in the stored one), ``contains`` (the
   reverse), ``length_ratio``, ``novel_words`` (words of the page's content the stored
-  page lacks, neither as they are nor edited), ``lacking_words`` (the reverse), ``covers``
+  page lacks, neither as they are nor edited; once the page is sure to add content, the
+  rest of what it lacks as it is counts without a test for edits), ``lacking_words`` (the
+  reverse), ``covers``
   (the share of the stored page's content the page holds), and what the page's words were
   judged to be: ``content_words``, ``chrome_words`` (source / time / views lines, notices,
   editor lines, share and previous/next links) and ``template_words`` (its host's

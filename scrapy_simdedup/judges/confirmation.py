@@ -106,7 +106,10 @@ class Confirmation:
     ``content_words``, ``chrome_words``, ``template_words``: what the page's words were
     judged to be (its content; page chrome; its host's template). ``added``: the template
     hashes of the page's blocks the stored page lacks (a copy's chrome, counted towards its
-    host's template).
+    host's template). ``untested_words``: once the page was sure to add content, the words
+    of its sentences the stored page lacks as they are were no longer tested for edits
+    (counted in ``novel_words``, and ``lacking_words`` counts the stored page's sentences
+    as they are): on a distinct page, the tests found nothing to cost what they cost.
     """
 
     similarity: float
@@ -122,6 +125,7 @@ class Confirmation:
     chrome_words: int = 0
     template_words: int = 0
     added: frozenset[int] = frozenset()
+    untested_words: int = 0
 
     @property
     def direction(self) -> str:
@@ -163,10 +167,14 @@ def confirm(
     if stored_blocks is None:  # stored before blocks were kept: similarity alone
         return Confirmation(similarity, similar, contained, contains, length_ratio=ratio)
     blocks = done.blocks.decoded()
-    page = _compared(blocks, stored_blocks, template, retitles=not same_host)
-    stored = _compared(stored_blocks, blocks, template, retitles=not same_host)
-    novel, lacking = page.novel, stored.novel
+    retitles = not same_host
+    page = _compared(blocks, stored_blocks, template, retitles=retitles, enough=NOVEL_MIN_WORDS)
     adds = page.novel_read >= NOVEL_MIN_WORDS
+    # A page sure to add content is no copy: the stored page's side is counted as it is.
+    stored = _compared(
+        stored_blocks, blocks, template, retitles=retitles, enough=0 if adds else None
+    )
+    novel, lacking = page.novel + page.untested, stored.novel + stored.untested
     covers = (stored.content - lacking) / stored.content if stored.content else 0.0
     contained_in_stored = (
         not same_host
@@ -179,7 +187,7 @@ def confirm(
     copy = not adds and (similar or contained_in_stored)
     return Confirmation(
         similarity, copy, contained, contains, novel, adds, ratio, lacking, covers,
-        page.content, page.chrome, page.template, page.added,
+        page.content, page.chrome, page.template, page.added, page.untested,
     )  # fmt: skip
 
 
@@ -203,6 +211,7 @@ class _Compared:
     first_held: int  # the first block the other page holds (as is or edited), or past all
     template: int
     added: frozenset[int]  # template hashes of the blocks the other page lacks
+    untested: int  # content the other page lacks as it is, not tested for edits
 
 
 def _compared(
@@ -211,15 +220,17 @@ def _compared(
     template: frozenset[int],
     *,
     retitles: bool = True,
+    enough: int | None = None,
 ) -> _Compared:
     """``retitles``: the pages are of two hosts, where a new first line is a new title and
-    lines of links add nothing."""
+    lines of links add nothing. ``enough``: once the page has this many novel words (as
+    read) it adds content whatever the rest: its other sentences are then not tested for
+    edits (the tests are most of a comparison's cost, and a distinct page has many)."""
     places = _places(theirs)
     sampled_to = reach(theirs)
-    content = chrome = templated = 0
+    content = chrome = templated = novel = chinese = untested = 0
     added: set[int] = set()
     counted: set[int] = set()
-    novel_blocks: list[Block] = []  # the page's content the other page lacks
     held_at: list[int] = []  # where it has the other's content, as it is or edited
     linked_at: list[int] = []  # where it has lines of links the other lacks
     exacts = {block.exact for block in mine} if retitles else set()
@@ -230,7 +241,6 @@ def _compared(
     # The other page's sentences this page has fewer times than it (each occurrence used
     # as it is can be no sentence this page edited): what an edited sentence may come from.
     unmatched = Unmatched(theirs, spare_sentences(theirs, mine))
-    spare = unmatched.spare
     for at, block in enumerate(mine):
         if block.exact in counted:
             continue
@@ -252,22 +262,16 @@ def _compared(
         content += block.words
         if matched:
             held_at.append(at)
+        elif at == retitled_at:  # no new content, nor a sign of where the shared content is
             continue
-        if at == retitled_at:  # no new content, nor a sign of where the shared content is
-            continue
-        if block.masked in figures:
-            novel_blocks.append(block)
-            continue
-        if edited(mine, at, theirs, places, spare):
+        elif enough is not None and novel - chinese + chinese // CJK_CHARS_PER_WORD >= enough:
+            untested += block.words
+        elif block.masked not in figures and _edited(mine, at, theirs, places, unmatched):
             held_at.append(at)
-            continue
-        if not edited_anywhere(block, unmatched) and not joined(block, unmatched):
-            novel_blocks.append(block)
         else:
-            held_at.append(at)
+            novel += block.words
+            chinese += block.words if retitles and block.cjk else 0
     links = _links_around(mine, linked_at, held_at[0] if held_at else 0)
-    novel = sum(block.words for block in novel_blocks)
-    chinese = sum(block.words for block in novel_blocks if block.cjk) if retitles else 0
     return _Compared(
         novel + links.novel,
         novel - chinese + chinese // CJK_CHARS_PER_WORD + links.novel_read,
@@ -276,6 +280,24 @@ def _compared(
         held_at[0] if held_at else len(mine),
         templated,
         frozenset(added),
+        untested,
+    )
+
+
+def _edited(
+    mine: tuple[Block, ...],
+    at: int,
+    theirs: tuple[Block, ...],
+    places: dict[int, list[int]],
+    unmatched: Unmatched,
+) -> bool:
+    """``mine[at]``, which ``theirs`` lacks as it is, is one of its sentences edited: in
+    place, anywhere, or two of them joined."""
+    block = mine[at]
+    return (
+        edited(mine, at, theirs, places, unmatched.spare)
+        or edited_anywhere(block, unmatched)
+        or joined(block, unmatched)
     )
 
 

@@ -113,7 +113,11 @@ def joined(block: Block, unmatched: Unmatched) -> bool:
 
 def spare_sentences(theirs: tuple[Block, ...], mine: tuple[Block, ...]) -> set[int]:
     """The exact hashes ``theirs`` holds more often than ``mine``."""
-    left = Counter(block.exact for block in theirs)
+    exacts = [block.exact for block in theirs]
+    distinct = set(exacts)
+    if len(distinct) == len(exacts):  # most pages: each sentence once
+        return distinct.difference(block.exact for block in mine)
+    left = Counter(exacts)
     left.subtract(block.exact for block in mine)
     return {exact for exact, count in left.items() if count > 0}
 
