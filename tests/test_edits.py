@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from benchmarks.corpora import chinese_paragraphs, english_articles
@@ -88,7 +86,7 @@ def test_sentences_are_compared_with_those_of_about_their_length_within_a_bound(
     assert MAX_PAIR_TESTS - unmatched.tests_left == 1
 
     unlike = [
-        replace(original, exact=n, simhash=~edit.simhash & (2**64 - 1), wordset=0)
+        original._replace(exact=n, simhash=~edit.simhash & (2**64 - 1), wordset=0)
         for n in range(1, MAX_PAIR_TESTS + 1)
     ]
     crowded = Unmatched((*unlike, original), {b.exact for b in (*unlike, original)})
