@@ -72,7 +72,11 @@ _VOLATILE = 0x4000  # in a block's words: it holds volatile tokens
 _LINKED = 0x2000  # in a block's words: its lines are links (``linklines.py``)
 _CJK = 0x1000  # in a block's words: most of its words are CJK characters
 _SAMPLED = 0x0800  # in a block's words: one of the sample past the first blocks (``_tail``)
-_MAX_WORDS = 0x07FF  # a sentence of 2,048 words stored before these flags reads as flagged
+_PROSE = 0x0400  # in a block's words: it ends as a sentence does
+_MAX_WORDS = 0x03FF  # a sentence of 1,024 words stored before these flags reads as flagged
+_SENTENCE_END = re.compile(
+    "[.!?\u2026][\"')\u201d\u2019]*(?:\\s|$)|[\u3002\uff01\uff1f]"
+)  # a full stop, and a quote or bracket it closes, before a space or the end
 MAX_WORDSET_WORDS = 32
 """Up to this many words, word sets tell an edited sentence (most bits in common) from
 another sentence; beyond, their 64 bits fill up, and the SimHash decides."""
@@ -95,6 +99,7 @@ class Block(NamedTuple):
     linked: bool = False  # its lines were mostly links (``linklines.py``)
     cjk: bool = False  # most of its words are CJK characters, a word each
     sampled: bool = False  # one of the sample of a long page's rest (``reach``)
+    prose: bool = False  # it ends as a sentence does (not a title, a byline, a caption)
 
     @property
     def read_words(self) -> int:
@@ -147,7 +152,7 @@ def packed_text_blocks(text: str, seed: int, *, chrome: list[bool] | None = None
     return PackedBlocks(_packed(_block_fields(text, seed, chrome)))
 
 
-_Fields = tuple[int, int, int, int, int, bool, bool, bool, bool, bool]  # a Block's, in its order
+_Fields = tuple[int, int, int, int, int, bool, bool, bool, bool, bool, bool]  # a Block's
 
 
 class _Sentences:
@@ -159,14 +164,23 @@ class _Sentences:
         self.chrome: list[bool] = []
         self.linked: list[bool] = []
         self.sampled: list[bool] = []
+        self.prose: list[bool] = []
 
     def add(
-        self, sentence: str, found: list[str], chrome: bool, linked: bool, sampled: bool = False
+        self,
+        sentence: str,
+        found: list[str],
+        chrome: bool,
+        linked: bool,
+        *,
+        prose: bool,
+        sampled: bool = False,
     ) -> None:
         self.sentences.append(sentence)
         self.words.append(found)
         self.chrome.append(chrome)
         self.linked.append(linked)
+        self.prose.append(prose)
         self.sampled.append(sampled)
 
     def __len__(self) -> int:
@@ -180,18 +194,27 @@ def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fiel
     found, taken = _head(lines, chrome, seed)
     if len(found) >= MAX_BLOCKS or len(text) > MAX_BLOCK_CHARS:
         for sentence, words, line in _tail(text, taken, seed):
-            found.add(sentence, words, chrome_lines([line])[0], is_link_line(line), True)
+            prose = bool(_SENTENCE_END.search(line))
+            found.add(
+                sentence,
+                words,
+                chrome_lines([line])[0],
+                is_link_line(line),
+                prose=prose,
+                sampled=True,
+            )
     if not found:
         return []
     prints = _word_prints(found.words, seed)
     fields: list[_Fields] = []
-    for sentence, (simhash, wordset), words, is_line_chrome, links, sampled in zip(
+    for sentence, (simhash, wordset), words, is_line_chrome, links, sampled, prose in zip(
         found.sentences,
         prints,
         found.words,
         found.chrome,
         found.linked,
         found.sampled,
+        found.prose,
         strict=True,
     ):
         exact = _sentence_hash(sentence, seed)
@@ -201,7 +224,7 @@ def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fiel
         cjk = not sentence.isascii() and 2 * len(_CJK_CHAR.findall(sentence)) > len(words)
         fields.append(
             (exact, simhash, wordset, len(words), masked_hash, is_line_chrome, volatile, links,
-             cjk, sampled)
+             cjk, sampled, prose)
         )  # fmt: skip
     return fields
 
@@ -213,29 +236,32 @@ def _head(lines: list[str], chrome: list[bool], seed: int) -> tuple[_Sentences, 
     run: list[str] = []
     run_words: list[str] = []
     run_chrome = run_linked = True
+    run_prose = False
 
     def close_run() -> None:
-        nonlocal run_chrome, run_linked
+        nonlocal run_chrome, run_linked, run_prose
         if len(run_words) >= MIN_BLOCK_WORDS:
-            found.add(" ".join(run), list(run_words), run_chrome, run_linked)
+            found.add(" ".join(run), list(run_words), run_chrome, run_linked, prose=run_prose)
         run.clear()
         run_words.clear()
         run_chrome = run_linked = True
+        run_prose = False
 
     taken = 0  # lines read
-    for line, line_is_chrome in zip(lines, chrome, strict=True):
+    for line, line_is_chrome, line_is_prose in zip(lines, chrome, prose_lines(lines), strict=True):
         taken += 1
         line_is_links = is_link_line(line)
         for sentence in split_sentences(line.lstrip(MARKS) if line_is_links else line):
             words = _WORD.findall(sentence.lower())
             if len(words) >= MIN_BLOCK_WORDS:
                 close_run()
-                found.add(sentence, words, line_is_chrome, line_is_links)
+                found.add(sentence, words, line_is_chrome, line_is_links, prose=line_is_prose)
             elif words:
                 run.append(sentence)
                 run_words.extend(words)
                 run_chrome = run_chrome and line_is_chrome
                 run_linked = run_linked and line_is_links
+                run_prose = run_prose or line_is_prose
                 if len(run_words) >= MIN_BLOCK_WORDS and _ends_run(sentence, seed):
                     close_run()
             if len(found) >= MAX_BLOCKS:
@@ -244,9 +270,29 @@ def _head(lines: list[str], chrome: list[bool], seed: int) -> tuple[_Sentences, 
             break
     else:
         close_run()
-    for kept in (found.sentences, found.words, found.chrome, found.linked, found.sampled):
+    for kept in (found.sentences, found.words, found.chrome, found.linked, found.sampled,
+                 found.prose):  # fmt: skip
         del kept[MAX_BLOCKS:]
     return found, taken
+
+
+def prose_lines(lines: list[str]) -> list[bool]:
+    """Whether each line is prose: the sentence it is part of (lines joined while the next
+    starts in lower case: a text wrapped at 72 characters) holds a sentence's end. A title,
+    a byline, a photo's caption or a menu line does not."""
+    flags: list[bool] = []
+    sentence: list[str] = []
+
+    def close() -> None:
+        flags.extend([bool(_SENTENCE_END.search(" ".join(sentence)))] * len(sentence))
+        sentence.clear()
+
+    for line in lines:
+        if sentence and not line.lstrip(MARKS)[:1].islower():
+            close()
+        sentence.append(line)
+    close()
+    return flags
 
 
 def _tail(text: str, taken: int, seed: int) -> list[tuple[str, list[str], str]]:
@@ -321,6 +367,7 @@ def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
                 b.linked,
                 b.cjk,
                 b.sampled,
+                b.prose,
             )
             for b in blocks
         ]
@@ -333,20 +380,23 @@ def _packed(found: list[_Fields]) -> bytes:
     flags."""
     flat: list[int] = []
     for (
-        exact, simhash, wordset, words, masked_hash, chrome_block, volatile, links, cjk, sampled
+        exact, simhash, wordset, words, masked_hash, chrome_block, volatile, links, cjk, sampled,
+        prose,
     ) in found:  # fmt: skip
         flags = (_MARKED if chrome_block else 0) | (_VOLATILE if volatile else 0)
         flags |= (_LINKED if links else 0) | (_CJK if cjk else 0) | (_SAMPLED if sampled else 0)
+        flags |= _PROSE if prose else 0
         flat += (exact, simhash, wordset, masked_hash, min(words, _MAX_WORDS) | flags)
     return _packing(len(found)).pack(len(found) | _MARKED, *flat)
 
 
 def _block_of(exact: int, simhash: int, wordset: int, masked: int, words: int) -> Block:
     chrome, volatile, links = bool(words & _MARKED), bool(words & _VOLATILE), bool(words & _LINKED)
-    cjk, sampled = bool(words & _CJK), bool(words & _SAMPLED)
+    cjk, sampled, prose = bool(words & _CJK), bool(words & _SAMPLED), bool(words & _PROSE)
     return Block(
-        exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile, links, cjk, sampled
-    )
+        exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile, links, cjk, sampled,
+        prose,
+    )  # fmt: skip
 
 
 def blocks_from_bytes(raw: bytes) -> tuple[Block, ...] | None:

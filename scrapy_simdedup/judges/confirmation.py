@@ -27,8 +27,9 @@ give tells chrome from what a page adds, with no word list:
 * **repetition**: a block that a stored page of the page's own host carries, as it is,
   adds nothing (``templates.PageTemplates.known``: a portal's cookie notice, its author's
   bio);
-* **place**: a cut reprint holds its original from the start (``_lead``: up to 80 words
-  before it, a title, a byline, a caption; lines of links there do not count).
+* **place** and **shape**: a cut reprint holds its original from the start (``_lead``:
+  up to 80 words of prose before it; lines of links, titles, bylines and captions, which
+  do not end as sentences do, are no prose).
 
 Short lines before or after the shared content are not called chrome by their place: on
 real pages that added one copy in ninety (``benchmarks/reprint_quality.py --sets``), and
@@ -333,12 +334,13 @@ def _links_around(mine: tuple[Block, ...], linked_at: list[int], start: int) -> 
 def _lead(mine: tuple[Block, ...], first_held: int, template: frozenset[int]) -> int:
     """The words of ``mine``'s content before the first block the other page holds, as it
     is or edited: a cut reprint holds its original's lead, a section of a long page or the
-    third article of a digest starts in its middle. Lines of links (a menu the extractor
-    kept) are no content there; a paragraph of short sentences is (counting only long ones
-    made the second section of a reference page, after a first of short sentences, its cut
-    reprint)."""
+    third article of a digest starts in its middle. Only prose counts there, lines that end
+    as sentences do: a title, a byline, a photo's caption or a menu the extractor kept
+    (linked or not) is no lead a reprint lacks, a paragraph of short sentences is (counting
+    only long ones made the second section of a reference page, after a first of short
+    sentences, its cut reprint)."""
     return sum(
         block.words
         for block in mine[:first_held]
-        if not (block.chrome or block.linked or block.template_hash in template)
+        if block.prose and not (block.chrome or block.linked or block.template_hash in template)
     )
