@@ -37,7 +37,7 @@ from tests.support.waits import wait_until
 
 # Real crawls (subprocesses with their own deadlines) take longer than the suite's
 # default limit.
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.timeout(900), pytest.mark.redis]  # each test starts or asks for one
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = 3000

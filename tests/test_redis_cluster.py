@@ -28,7 +28,7 @@ from tests.support.racers import race
 from tests.support.rediscluster import RedisCluster
 from tests.support.waits import wait_until
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.timeout(900), pytest.mark.redis]  # each test starts or asks for one
 
 
 @pytest.fixture(scope="module")

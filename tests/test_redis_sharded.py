@@ -21,7 +21,7 @@ from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.index.stores.redis_sharded import ShardedRedisStore
 from scrapy_simdedup.index.tables import TableDesign
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.redis]  # each test starts or asks for one
 
 DESIGN = TableDesign(max_distance=3, blocks=4)
 
