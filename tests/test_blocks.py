@@ -75,14 +75,12 @@ EDGE = (
         2**64 - 1,
         0,
         2**64 - 1,
-        0x03FF,
+        0x0FFF,
         2**64 - 1,
         chrome=True,
         volatile=True,
         linked=True,
         cjk=True,
-        sampled=True,
-        prose=True,
     ),
     Block(0, 2**64 - 1, 0, 4),
 )
@@ -207,10 +205,10 @@ def _crossing_the_cut() -> str:
 @pytest.mark.parametrize(
     ("page", "packed_since_57"),
     [
-        (_PAGE, "a61cd0d1d20e65321212620f47288b0e6009b66b"),
-        # past MAX_BLOCKS: with the sample of the rest (its smallest hashes)
-        (_PAGE * 400, "b0d726d2f390fa60d4eac0f315774c54cc563049"),
-        (_crossing_the_cut(), "bb3767d8ba4ae2d447716b4c44a1eb1c9f4b161f"),
+        (_PAGE, "7b087817b3ea8b0d207b25a0c938bb1be3d9e758"),
+        # past MAX_BLOCKS: with the sample of the rest (TAIL_LEVELS)
+        (_PAGE * 400, "e9d6bed5b30daa277105221ab4df6317b49f0dd6"),
+        (_crossing_the_cut(), "b8eed57e4549981258c356dff32ab767ed2647d3"),
     ],
     ids=["page", "past_max_blocks", "crossing_the_cut"],
 )
@@ -222,7 +220,7 @@ def test_blocks_packed_straight_are_the_blocks_packed(page: str, packed_since_57
     expected = PackedBlocks.pack(text_blocks(page, 7)).raw
     assert (
         hashlib.sha1(expected).hexdigest() == packed_since_57
-    )  # as pinned (issue 57: CJK, link, sample and prose flags)
+    )  # as pinned (issue 57: CJK and link flags, tail)
     assert packed_text_blocks(page, 7).raw == expected
     flags = chrome_lines(page.splitlines())  # given by the caller, as fingerprinted() does
     assert packed_text_blocks(page, 7, chrome=flags).raw == expected

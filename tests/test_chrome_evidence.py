@@ -14,7 +14,6 @@ from benchmarks.corpora import english_articles
 from scrapy_simdedup.fingerprint.maincontent import main_text
 from scrapy_simdedup.index.handle import SimHashIndex
 from scrapy_simdedup.index.opening import open_index
-from scrapy_simdedup.judges.confirmation import confirm
 from scrapy_simdedup.judges.content import ContentJudge
 
 ARTICLES = [a for a in english_articles(3000) if a.count("\n\n") >= 8][:6]
@@ -190,59 +189,3 @@ def test_what_a_chinese_page_adds_is_counted_as_read(index: SimHashIndex) -> Non
         judge = ContentJudge(own)
         judge.judge(article, "https://news.example.cn/1")
         assert not judge.judge(f"{article}\n{line}", "https://news.example.cn/1?print=1").copy
-
-
-def test_lines_are_prose_when_their_sentence_ends_and_headings_are_not() -> None:
-    from scrapy_simdedup.fingerprint.blocks import prose_lines
-
-    extract = [
-        "Homepage Rankings and Research Companies Channelcast Events Jobs News Newsroom",
-        "Tim Cook On Apple Being \u2018Pulled Into The Enterprise\u2019",
-        "The CEOs of Apple and Salesforce talk enterprise mobility.",
-        "By Joseph Tsidulko November 19, 2019, 07:47 PM EST",
-        "This illustration shows how private operators could take people back [SpaceX]",
-        '"We really took that challenge to heart," he said.',
-        "\u5168\u6587\u5b8c\u3002",
-    ]
-    assert prose_lines(extract) == [False, False, True, False, False, True, True]
-    wrapped = [
-        "A Python program is constructed from code blocks. A *block* is a",
-        "piece of Python program text that is executed as a unit. Each",
-        "command typed interactively is a block",
-        "",
-        "Structure of a program",
-    ]
-    assert prose_lines(wrapped) == [True, True, True, False, False]
-
-
-def test_a_cut_reprint_is_a_copy_after_an_original_whose_extract_leads_with_headings(
-    index: SimHashIndex,
-) -> None:
-    # Real originals' extracts start with more than 80 words before the story: a menu the
-    # extractor kept as one unlinked line, the title, a byline, a photo's caption twice. A
-    # cut reprint holds the story's first paragraphs and nothing else: no text of it is
-    # new, and what it lacks before the story is no prose. Before prose was told, it was
-    # kept (a copy kept); a lead of prose (a section before) still keeps a page.
-    story = _paragraphs(ARTICLES[0])
-    menu = " ".join(f"Section{n}" for n in range(70))
-    caption = "An illustration of the lunar lander a private operator could fly [Agency photo]"
-    lead = [menu, "Musk and Bezos Firms To Bid For The Moon", "By A Reporter, 19 November",
-            caption, caption]  # fmt: skip
-    original = main_text(_page(_story([*lead, *story])))
-    assert not ContentJudge(index).judge(original, "https://news.example/moon").copy
-    reprint = main_text(_page(_story(story[: len(story) // 2])))
-    stored = index.document("https://news.example/moon")
-    assert stored is not None  # confirmed against it (a half may share no longest sentence)
-    judge = ContentJudge(index)
-    confirmation = confirm(judge.fingerprinted(reprint), stored.payload, 0.8)
-    assert confirmation.copy and confirmation.novel_words == 0
-    assert 0.2 <= confirmation.covers < 0.75  # a copy from the story's start, not anywhere
-
-    first, second = _paragraphs(ARTICLES[1]), _paragraphs(ARTICLES[2])
-    assert sum(len(p.split()) for p in first[:5]) > 80
-    guide = main_text(_page(_story([*first[:5], *second[:4]])))
-    assert not ContentJudge(index).judge(guide, "https://docs.example/guide").copy
-    part = main_text(_page(_story(second[:4])))
-    kept = ContentJudge(index).judge(part, "https://mirror.example/guide-part")
-    assert not kept.copy
-    assert kept.confirmation is not None and 0.2 <= kept.confirmation.covers < 0.75

@@ -11,7 +11,7 @@ words, and ``wordset``, its words as one bit each of 64 bits. A sentence with a 
 edited keeps a near SimHash when it is long, and most of its word bits when it is short
 (``similar_words``). A page keeps at most ``MAX_BLOCKS`` blocks of ``MIN_BLOCK_WORDS``
 words or more, in text order, from its first ``MAX_BLOCK_CHARS`` characters, and past them
-the ``TAIL_BLOCKS`` sentences of the rest with the smallest hashes (``sampled``).
+a sample of the rest chosen by the sentences' own hashes (``TAIL_LEVELS``).
 
 Each block also carries ``masked``, the exact hash of its text with its figures masked
 (``volatile.py``), ``volatile`` when those figures change by themselves (a banner's
@@ -28,7 +28,6 @@ word count; pages stored before are read with no masked hash and no flags.
 
 from __future__ import annotations
 
-import heapq
 import re
 import struct
 from collections.abc import Iterator, Sequence
@@ -48,9 +47,11 @@ MAX_BLOCKS = 256
 MAX_BLOCK_CHARS = 50_000
 """Blocks are taken in full from the text's start: a page's first 256 sentences are enough
 to tell it apart from another."""
-TAIL_BLOCKS = 64
-"""Past them, a sample: the distinct sentences of the rest with the ``TAIL_BLOCKS``
-smallest hashes (``_tail``), so that what a long page adds after its cut version is seen."""
+TAIL_LEVELS = ((8, 24), (32, 24), (128, 16))
+"""Past them, per level (one sentence in ``every``, by its hash), the first ``blocks`` such
+sentences in text order: what a long page adds after its cut version is seen (``_tail``).
+The sparser levels reach further: about 190, 770 and 2,000 sentences on."""
+TAIL_BLOCKS = sum(blocks for _, blocks in TAIL_LEVELS)
 MIN_BLOCK_WORDS = 4
 RUN_ENDS = 3
 """Short lines are taken together until one whose hash is a multiple of this (and the
@@ -71,12 +72,7 @@ _MARKED = 0x8000  # in the count: blocks of the current layout; in a block's wor
 _VOLATILE = 0x4000  # in a block's words: it holds volatile tokens
 _LINKED = 0x2000  # in a block's words: its lines are links (``linklines.py``)
 _CJK = 0x1000  # in a block's words: most of its words are CJK characters
-_SAMPLED = 0x0800  # in a block's words: one of the sample past the first blocks (``_tail``)
-_PROSE = 0x0400  # in a block's words: it ends as a sentence does
-_MAX_WORDS = 0x03FF  # a sentence of 1,024 words stored before these flags reads as flagged
-_SENTENCE_END = re.compile(
-    "[.!?\u2026][\"')\u201d\u2019]*(?:\\s|$)|[\u3002\uff01\uff1f]"
-)  # a full stop, and a quote or bracket it closes, before a space or the end
+_MAX_WORDS = 0x0FFF  # a sentence of 4,096 words stored before these flags reads as flagged
 MAX_WORDSET_WORDS = 32
 """Up to this many words, word sets tell an edited sentence (most bits in common) from
 another sentence; beyond, their 64 bits fill up, and the SimHash decides."""
@@ -98,8 +94,6 @@ class Block(NamedTuple):
     volatile: bool = False  # it holds a date, a time, a long count or an id
     linked: bool = False  # its lines were mostly links (``linklines.py``)
     cjk: bool = False  # most of its words are CJK characters, a word each
-    sampled: bool = False  # one of the sample of a long page's rest (``reach``)
-    prose: bool = False  # it ends as a sentence does (not a title, a byline, a caption)
 
     @property
     def read_words(self) -> int:
@@ -115,13 +109,6 @@ class Block(NamedTuple):
     def similar_words(self, other: Block) -> bool:
         """Short sentences sharing most of their words (a Jaccard share of their bits)."""
         return similar_word_sets(self.wordset, self.words, other.wordset, other.words)
-
-
-def reach(blocks: Sequence[Block]) -> int | None:
-    """The largest hash of a page's sample past its first blocks: a sampled sentence of
-    another page with a larger hash is one this page would not have sampled even if it held
-    it, so it is neither held nor missing; None when the page was read in full."""
-    return max((block.exact for block in blocks if block.sampled), default=None)
 
 
 def similar_word_sets(wordset: int, words: int, other_set: int, other_words: int) -> bool:
@@ -152,7 +139,7 @@ def packed_text_blocks(text: str, seed: int, *, chrome: list[bool] | None = None
     return PackedBlocks(_packed(_block_fields(text, seed, chrome)))
 
 
-_Fields = tuple[int, int, int, int, int, bool, bool, bool, bool, bool, bool]  # a Block's
+_Fields = tuple[int, int, int, int, int, bool, bool, bool, bool]  # a Block's, in its order
 
 
 class _Sentences:
@@ -163,25 +150,12 @@ class _Sentences:
         self.words: list[list[str]] = []
         self.chrome: list[bool] = []
         self.linked: list[bool] = []
-        self.sampled: list[bool] = []
-        self.prose: list[bool] = []
 
-    def add(
-        self,
-        sentence: str,
-        found: list[str],
-        chrome: bool,
-        linked: bool,
-        *,
-        prose: bool,
-        sampled: bool = False,
-    ) -> None:
+    def add(self, sentence: str, found: list[str], chrome: bool, linked: bool) -> None:
         self.sentences.append(sentence)
         self.words.append(found)
         self.chrome.append(chrome)
         self.linked.append(linked)
-        self.prose.append(prose)
-        self.sampled.append(sampled)
 
     def __len__(self) -> int:
         return len(self.sentences)
@@ -194,28 +168,13 @@ def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fiel
     found, taken = _head(lines, chrome, seed)
     if len(found) >= MAX_BLOCKS or len(text) > MAX_BLOCK_CHARS:
         for sentence, words, line in _tail(text, taken, seed):
-            prose = bool(_SENTENCE_END.search(line))
-            found.add(
-                sentence,
-                words,
-                chrome_lines([line])[0],
-                is_link_line(line),
-                prose=prose,
-                sampled=True,
-            )
+            found.add(sentence, words, chrome_lines([line])[0], is_link_line(line))
     if not found:
         return []
     prints = _word_prints(found.words, seed)
     fields: list[_Fields] = []
-    for sentence, (simhash, wordset), words, is_line_chrome, links, sampled, prose in zip(
-        found.sentences,
-        prints,
-        found.words,
-        found.chrome,
-        found.linked,
-        found.sampled,
-        found.prose,
-        strict=True,
+    for sentence, (simhash, wordset), words, is_line_chrome, links in zip(
+        found.sentences, prints, found.words, found.chrome, found.linked, strict=True
     ):
         exact = _sentence_hash(sentence, seed)
         mask = masked(sentence)
@@ -224,7 +183,7 @@ def _block_fields(text: str, seed: int, chrome: list[bool] | None) -> list[_Fiel
         cjk = not sentence.isascii() and 2 * len(_CJK_CHAR.findall(sentence)) > len(words)
         fields.append(
             (exact, simhash, wordset, len(words), masked_hash, is_line_chrome, volatile, links,
-             cjk, sampled, prose)
+             cjk)
         )  # fmt: skip
     return fields
 
@@ -236,32 +195,29 @@ def _head(lines: list[str], chrome: list[bool], seed: int) -> tuple[_Sentences, 
     run: list[str] = []
     run_words: list[str] = []
     run_chrome = run_linked = True
-    run_prose = False
 
     def close_run() -> None:
-        nonlocal run_chrome, run_linked, run_prose
+        nonlocal run_chrome, run_linked
         if len(run_words) >= MIN_BLOCK_WORDS:
-            found.add(" ".join(run), list(run_words), run_chrome, run_linked, prose=run_prose)
+            found.add(" ".join(run), list(run_words), run_chrome, run_linked)
         run.clear()
         run_words.clear()
         run_chrome = run_linked = True
-        run_prose = False
 
     taken = 0  # lines read
-    for line, line_is_chrome, line_is_prose in zip(lines, chrome, prose_lines(lines), strict=True):
+    for line, line_is_chrome in zip(lines, chrome, strict=True):
         taken += 1
         line_is_links = is_link_line(line)
         for sentence in split_sentences(line.lstrip(MARKS) if line_is_links else line):
             words = _WORD.findall(sentence.lower())
             if len(words) >= MIN_BLOCK_WORDS:
                 close_run()
-                found.add(sentence, words, line_is_chrome, line_is_links, prose=line_is_prose)
+                found.add(sentence, words, line_is_chrome, line_is_links)
             elif words:
                 run.append(sentence)
                 run_words.extend(words)
                 run_chrome = run_chrome and line_is_chrome
                 run_linked = run_linked and line_is_links
-                run_prose = run_prose or line_is_prose
                 if len(run_words) >= MIN_BLOCK_WORDS and _ends_run(sentence, seed):
                     close_run()
             if len(found) >= MAX_BLOCKS:
@@ -270,59 +226,40 @@ def _head(lines: list[str], chrome: list[bool], seed: int) -> tuple[_Sentences, 
             break
     else:
         close_run()
-    for kept in (found.sentences, found.words, found.chrome, found.linked, found.sampled,
-                 found.prose):  # fmt: skip
+    for kept in (found.sentences, found.words, found.chrome, found.linked):
         del kept[MAX_BLOCKS:]
     return found, taken
 
 
-def prose_lines(lines: list[str]) -> list[bool]:
-    """Whether each line is prose: the sentence it is part of (lines joined while the next
-    starts in lower case: a text wrapped at 72 characters) holds a sentence's end. A title,
-    a byline, a photo's caption or a menu line does not."""
-    flags: list[bool] = []
-    sentence: list[str] = []
-
-    def close() -> None:
-        flags.extend([bool(_SENTENCE_END.search(" ".join(sentence)))] * len(sentence))
-        sentence.clear()
-
-    for line in lines:
-        if sentence and not line.lstrip(MARKS)[:1].islower():
-            close()
-        sentence.append(line)
-    close()
-    return flags
-
-
-def _tail(text: str, taken: int, seed: int) -> list[tuple[str, list[str], str]]:
-    """A sample of a long text past its first ``MAX_BLOCKS`` blocks or ``MAX_BLOCK_CHARS``
-    characters (from the line after the last one read), as (sentence, words, line) in text
-    order: its distinct sentences of ``MIN_BLOCK_WORDS`` words or more with the
-    ``TAIL_BLOCKS`` smallest hashes. Chosen by content, a sentence sampled on a long page
-    is sampled on its cut version when the cut has it, and what the full page adds past
-    the cut has its share of the sample; a cut version's sampled sentence that its full
-    page did not sample has a hash above the full page's ``reach``, and is not compared."""
-    largest: list[tuple[int, int]] = []  # (-hash, place): a heap of the smallest hashes
-    chosen: dict[int, tuple[int, str, list[str], str]] = {}  # hash -> (place, ...)
-    place = 0
+def _tail(text: str, taken: int, seed: int) -> Iterator[tuple[str, list[str], str]]:
+    """Sentences of a long text past its first ``MAX_BLOCKS`` blocks or ``MAX_BLOCK_CHARS``
+    characters (from the line after the last one read), as (sentence, words, line): per
+    level of ``TAIL_LEVELS``, the first sentences whose hash is a multiple of its ``every``.
+    Chosen by content and in text order, a cut version's sample is part of its full page's
+    at every level (nothing is seen added where the two agree), the full page's sparser
+    levels reach past the cut (what it adds after its cut version is seen), and two pages
+    that end differently show their own endings wherever a level reaches them. (A sample
+    of the smallest hashes, compared up to the other page's largest, lost a page's own
+    comments beside a stored page with thousands of others.)"""
+    left = [blocks for _, blocks in TAIL_LEVELS]
     for line in text.splitlines()[taken:]:
         for sentence in split_sentences(line.lstrip(MARKS)):
+            if not sentence:
+                continue
             hashed = _sentence_hash(sentence, seed)
-            full = len(largest) >= TAIL_BLOCKS
-            if hashed in chosen or (full and hashed >= -largest[0][0]):
+            taking = [
+                n for n, (every, _) in enumerate(TAIL_LEVELS) if left[n] and not hashed % every
+            ]
+            if not taking:
                 continue
             sentence_words = _WORD.findall(sentence.lower())
             if len(sentence_words) < MIN_BLOCK_WORDS:
                 continue
-            place += 1
-            chosen[hashed] = (place, sentence, sentence_words, line)
-            if full:
-                dropped, _ = heapq.heapreplace(largest, (-hashed, place))
-                del chosen[-dropped]
-            else:
-                heapq.heappush(largest, (-hashed, place))
-    return [taken_line[1:] for taken_line in sorted(chosen.values())]
+            for n in taking:
+                left[n] -= 1
+            yield sentence, sentence_words, line
+            if not any(left):
+                return
 
 
 def _ends_run(line: str, seed: int) -> bool:
@@ -366,8 +303,6 @@ def blocks_to_bytes(blocks: tuple[Block, ...]) -> bytes:
                 b.volatile,
                 b.linked,
                 b.cjk,
-                b.sampled,
-                b.prose,
             )
             for b in blocks
         ]
@@ -379,24 +314,17 @@ def _packed(found: list[_Fields]) -> bytes:
     blocks), then each block's hashes and its word count with its chrome and volatile
     flags."""
     flat: list[int] = []
-    for (
-        exact, simhash, wordset, words, masked_hash, chrome_block, volatile, links, cjk, sampled,
-        prose,
-    ) in found:  # fmt: skip
+    for exact, simhash, wordset, words, masked_hash, chrome_block, volatile, links, cjk in found:
         flags = (_MARKED if chrome_block else 0) | (_VOLATILE if volatile else 0)
-        flags |= (_LINKED if links else 0) | (_CJK if cjk else 0) | (_SAMPLED if sampled else 0)
-        flags |= _PROSE if prose else 0
+        flags |= (_LINKED if links else 0) | (_CJK if cjk else 0)
         flat += (exact, simhash, wordset, masked_hash, min(words, _MAX_WORDS) | flags)
     return _packing(len(found)).pack(len(found) | _MARKED, *flat)
 
 
 def _block_of(exact: int, simhash: int, wordset: int, masked: int, words: int) -> Block:
     chrome, volatile, links = bool(words & _MARKED), bool(words & _VOLATILE), bool(words & _LINKED)
-    cjk, sampled, prose = bool(words & _CJK), bool(words & _SAMPLED), bool(words & _PROSE)
-    return Block(
-        exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile, links, cjk, sampled,
-        prose,
-    )  # fmt: skip
+    cjk = bool(words & _CJK)
+    return Block(exact, simhash, wordset, words & _MAX_WORDS, masked, chrome, volatile, links, cjk)
 
 
 def blocks_from_bytes(raw: bytes) -> tuple[Block, ...] | None:

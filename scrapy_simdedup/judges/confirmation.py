@@ -27,9 +27,8 @@ give tells chrome from what a page adds, with no word list:
 * **repetition**: a block that a stored page of the page's own host carries, as it is,
   adds nothing (``templates.PageTemplates.known``: a portal's cookie notice, its author's
   bio);
-* **place** and **shape**: a cut reprint holds its original from the start (``_lead``:
-  up to 80 words of prose before it; lines of links, titles, bylines and captions, which
-  do not end as sentences do, are no prose).
+* **place**: a cut reprint holds its original from the start (``_lead``: up to 80 words
+  before it, a title, a byline, a caption; lines of links there do not count).
 
 Short lines before or after the shared content are not called chrome by their place: on
 real pages that added one copy in ninety (``benchmarks/reprint_quality.py --sets``), and
@@ -39,10 +38,6 @@ wherever it sits: the rest of an article after its cut reprint keeps a page.
 
 On the page's own host every line counts as it is: two pages of one category differ by
 their links.
-
-A long page is compared in full over its first blocks and by sample past them (a
-sentence's hash chooses it): a sampled sentence with a hash past the other page's sample
-(``blocks.reach``) is compared with nothing.
 
 Otherwise the page is a copy when it holds at least ``MIN_COVERS`` of the candidate's
 content from its start (a cut reprint after its full original, however much shorter), or
@@ -61,7 +56,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.fingerprint.blocks import CJK_CHARS_PER_WORD, Block, blocks_from_bytes, reach
+from scrapy_simdedup.fingerprint.blocks import CJK_CHARS_PER_WORD, Block, blocks_from_bytes
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 from scrapy_simdedup.judges.edits import (
     Unmatched,
@@ -228,7 +223,6 @@ def _compared(
     read) it adds content whatever the rest: its other sentences are then not tested for
     edits (the tests are most of a comparison's cost, and a distinct page has many)."""
     places = _places(theirs)
-    sampled_to = reach(theirs)
     content = chrome = templated = novel = chinese = untested = 0
     added: set[int] = set()
     counted: set[int] = set()
@@ -250,8 +244,6 @@ def _compared(
             templated += block.words
             continue
         matched = block.exact in places
-        if not matched and block.sampled and sampled_to is not None and block.exact > sampled_to:
-            continue  # the other page would not have sampled it: neither held nor new
         if not matched:
             added.add(block.template_hash)
         if block.chrome:
@@ -334,13 +326,12 @@ def _links_around(mine: tuple[Block, ...], linked_at: list[int], start: int) -> 
 def _lead(mine: tuple[Block, ...], first_held: int, template: frozenset[int]) -> int:
     """The words of ``mine``'s content before the first block the other page holds, as it
     is or edited: a cut reprint holds its original's lead, a section of a long page or the
-    third article of a digest starts in its middle. Only prose counts there, lines that end
-    as sentences do: a title, a byline, a photo's caption or a menu the extractor kept
-    (linked or not) is no lead a reprint lacks, a paragraph of short sentences is (counting
-    only long ones made the second section of a reference page, after a first of short
-    sentences, its cut reprint)."""
+    third article of a digest starts in its middle. Lines of links (a menu the extractor
+    kept) are no content there; a paragraph of short sentences is (counting only long ones
+    made the second section of a reference page, after a first of short sentences, its cut
+    reprint)."""
     return sum(
         block.words
         for block in mine[:first_held]
-        if block.prose and not (block.chrome or block.linked or block.template_hash in template)
+        if not (block.chrome or block.linked or block.template_hash in template)
     )
