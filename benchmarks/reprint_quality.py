@@ -10,9 +10,9 @@ dropped). ``--before`` names a checkout of an earlier revision (``git worktree a
 /tmp/before REV``): the same rows are judged by that revision's code in a subprocess, and
 printed beside; the stores' seeds are drawn from one sequence (``--seed``) in both, so
 that a row that differs differs by the code. The helper's CPU per judged page is printed
-for both, and the crawl's process's per decision (the texts fingerprinted beforehand) on
-a memory index and on a LevelDB folder, where the content judge's store work is a crawl's, and on LevelDB for the
-template-heavy pages of ``templated.py``.
+for both, and the crawl's process's per decision (the texts fingerprinted beforehand) on a
+memory index and on a LevelDB folder, where the content judge's store work is a crawl's,
+and on LevelDB for the template-heavy pages of ``templated.py``.
 
 ``--sets DIR`` (a folder holding clones of the two public sets ``realpages.py`` names)
 adds real pages of real sites: reprints laid into other real sites' pages, per language
