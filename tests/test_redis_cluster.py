@@ -18,7 +18,7 @@ from scrapy_simdedup.index.stores import open_store
 from scrapy_simdedup.index.stores.atomic import AtomicStore, GuardedWrite
 from scrapy_simdedup.index.stores.redis import RedisStore
 from scrapy_simdedup.index.stores.redis_sharded import ShardedRedisStore
-from tests import test_crawls as crawls
+from tests import test_crawl_record as crawls
 from tests import test_redis as single
 from tests.crawl import test_shared_rules as shared_rules
 from tests.support import processes
