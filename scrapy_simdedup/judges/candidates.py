@@ -48,7 +48,8 @@ def best_candidates(
         if theirs is None or not len(theirs):
             return 0.0
         exacts = theirs.exacts
-        content = set(exacts) - templates.of(match.key)
+        theirs_set = set(exacts)
+        content = theirs_set - templates.of(match.key)
         if not content:
             return 0.0
         unheld = content - mine
@@ -56,7 +57,6 @@ def best_candidates(
             return 1 - len(unheld) / len(content)
         if page_blocks is None:
             page_blocks = done.blocks.decoded()
-        theirs_set = set(exacts)
         mine_unheld = [
             block
             for block in page_blocks

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from itertools import pairwise
+from typing import TypeVar
 
 from scrapy_simdedup.fingerprint.blocks import (
     MAX_WORDSET_WORDS,
@@ -36,6 +37,8 @@ close about once in 26,000 pairs. Not a shorter one: two unrelated sentences of 
 come this close far more often (a shop's item pages, one sentence each between the same
 template lines, were dropped as each other's copies), and their word sets tell."""
 
+
+T = TypeVar("T")
 
 MAX_PAIR_TESTS = 4096
 """Sentences compared pairwise in one comparison of two pages, at most: past it, a sentence
@@ -75,23 +78,19 @@ class Unmatched:
 
     def sentences(self, words: int, slack: int) -> Iterator[Block]:
         """Those of ``words`` words, give or take ``slack``, while the tests last."""
-        by_words = self.by_words
-        for count in range(words - slack, words + slack + 1):
-            for other in by_words.get(count, ()):
-                if self.tests_left <= 0:
-                    return
-                self.tests_left -= 1
-                yield other
+        return self._within(self.by_words, words, slack)
 
     def pairs(self, words: int, slack: int) -> Iterator[tuple[Block, Block]]:
         """Consecutive pairs of ``words`` words together, give or take ``slack``."""
-        pairs_by_words = self.pairs_by_words
+        return self._within(self.pairs_by_words, words, slack)
+
+    def _within(self, table: dict[int, list[T]], words: int, slack: int) -> Iterator[T]:
         for count in range(words - slack, words + slack + 1):
-            for pair in pairs_by_words.get(count, ()):
+            for found in table.get(count, ()):
                 if self.tests_left <= 0:
                     return
                 self.tests_left -= 1
-                yield pair
+                yield found
 
 
 def joined(block: Block, unmatched: Unmatched) -> bool:
