@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import UndecodablePageError
-from scrapy_simdedup.fingerprint.maincontent import main_text
+from scrapy_simdedup.fingerprint.maincontent import MainContent, main_content
 from scrapy_simdedup.fingerprint.markup import looks_like_html
 from scrapy_simdedup.fingerprint.pagetext import page_text
 
@@ -33,11 +33,13 @@ MISSING_CONTENT_FIELDS = "missing_content_fields"
 
 @dataclass(frozen=True)
 class ItemText:
-    """The text to fingerprint, or why there is none (a stats reason)."""
+    """The text to fingerprint, or why there is none (a stats reason). ``outside``: the
+    lines of an HTML field's page its main content left out (``main_content``)."""
 
     text: str = ""
     skipped: str | None = None
     truncated: bool = False
+    outside: str = ""
 
 
 def item_text(
@@ -54,24 +56,27 @@ def item_text(
     parts: list[str] = []
     reasons: list[str] = []
     sources: list[str] = []
+    outside: list[str] = []
     for name in fields:
         value = adapter.get(name)
         if value is None:
             continue
-        text, reason = _field_text(value, max_chars, html, main)
+        found, reason = _field_text(value, max_chars, html, main)
         if reason:
             reasons.append(reason)
-        elif text.strip():
-            parts.append(text)
+        elif found.text.strip():
+            parts.append(found.text)
             sources.append(name)
+            if found.outside:
+                outside.append(found.outside)
     if not parts:
         return ItemText(skipped=reasons[0] if reasons else "no_text")
     if _title_alone(fields, sources, parts):
         return ItemText(skipped=MISSING_CONTENT_FIELDS)
-    text = "\n".join(parts)
+    text, left_out = "\n".join(parts), "\n".join(outside)
     if len(text) > max_chars:
-        return ItemText(text[:max_chars], truncated=True)
-    return ItemText(text)
+        return ItemText(text[:max_chars], truncated=True, outside=left_out)
+    return ItemText(text, outside=left_out)
 
 
 def _title_alone(fields: tuple[str, ...], sources: list[str], parts: list[str]) -> bool:
@@ -83,17 +88,22 @@ def _title_alone(fields: tuple[str, ...], sources: list[str], parts: list[str]) 
     )
 
 
-def _field_text(value: object, max_chars: int, html: str, main: bool) -> tuple[str, str | None]:
-    reduce = main_text if main else page_text
+def _field_text(
+    value: object, max_chars: int, html: str, main: bool
+) -> tuple[MainContent, str | None]:
     try:
         if isinstance(value, str):
             if html == "html" or (html == "auto" and looks_like_html(value)):
-                return reduce(value[: max_chars * HTML_PER_TEXT_CHAR]), None
-            return value, None
+                return _reduced(value[: max_chars * HTML_PER_TEXT_CHAR], main), None
+            return MainContent(value), None
         if isinstance(value, bytes):
-            return reduce(value[: max_chars * HTML_PER_TEXT_CHAR]), None
+            return _reduced(value[: max_chars * HTML_PER_TEXT_CHAR], main), None
         if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-            return "\n".join(value), None
+            return MainContent("\n".join(value)), None
     except UndecodablePageError as exc:
-        return "", exc.reason
-    return "", "unsupported_type"
+        return MainContent(""), exc.reason
+    return MainContent(""), "unsupported_type"
+
+
+def _reduced(page: str | bytes, main: bool) -> MainContent:
+    return main_content(page) if main else MainContent(page_text(page))

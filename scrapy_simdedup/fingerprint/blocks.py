@@ -266,6 +266,26 @@ def _ends_run(line: str, seed: int) -> bool:
     return mmh3.hash(line.encode("utf-8", "surrogatepass"), seed, signed=False) % RUN_ENDS == 0
 
 
+def sentence_exacts(text: str, seed: int, *, most: int) -> list[int]:
+    """The exact hashes of the blocks ``text`` would be cut into (sentences, runs of short
+    lines), the ``most`` with the most words, without their other hashes: what a stored
+    page showed beside the text it was judged by (``fingerprint/payload.py``)."""
+    lines = text[:MAX_BLOCK_CHARS].splitlines()
+    found, _ = _head(lines, [False] * len(lines), seed)
+    ranked = sorted(range(len(found)), key=lambda at: -len(found.words[at]))[:most]
+    return [_sentence_hash(found.sentences[at], seed) for at in sorted(ranked)]
+
+
+def packed_size(raw: bytes) -> int | None:
+    """The bytes of the blocks record ``raw`` starts with; None when it holds none."""
+    if len(raw) < _COUNT.size:
+        return None
+    (count,) = _COUNT.unpack_from(raw)
+    size = _BLOCK.size if count & _MARKED else _OLD_BLOCK.size
+    end = _COUNT.size + (count & ~_MARKED) * size
+    return end if end <= len(raw) else None
+
+
 def _sentence_hash(sentence: str, seed: int) -> int:
     return mmh3.hash64(sentence.encode("utf-8", "surrogatepass"), seed, signed=False)[0]
 

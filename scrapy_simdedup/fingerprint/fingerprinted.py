@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scrapy_simdedup.errors import TextTooShortError
-from scrapy_simdedup.fingerprint.blocks import PackedBlocks, packed_text_blocks
+from scrapy_simdedup.fingerprint.blocks import PackedBlocks, packed_text_blocks, sentence_exacts
 from scrapy_simdedup.fingerprint.chrome import chrome_lines, without_chrome
 from scrapy_simdedup.fingerprint.linklines import is_link_line
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes, split_sentences
-from scrapy_simdedup.fingerprint.sketch import Sketch
+from scrapy_simdedup.fingerprint.payload import MAX_OUTSIDE, payload_of
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, exact_hash, fingerprint_text
 from scrapy_simdedup.fingerprint.tokens import Tokenizer
 
@@ -27,11 +27,6 @@ class Fingerprinted:
     payload: bytes
 
 
-def payload_of(sketch: Sketch | None, blocks: PackedBlocks) -> bytes:
-    """What is stored with a page's fingerprint: its sketch, then its blocks."""
-    return (sketch.to_bytes() + blocks.raw) if sketch is not None else b""
-
-
 def _read_sentences(content: str) -> list[str]:
     """The sentences a reader reads: lines of links (a menu, a "related" list) are not
     where a page's longest sentences are looked for, unless the page is all links."""
@@ -47,11 +42,13 @@ site: 53% dropped with five, 60% with eight, on the held-out half)."""
 
 
 def fingerprinted(
-    text: str, tokenizer: Tokenizer, seed: int, *, exact: int | None = None
+    text: str, tokenizer: Tokenizer, seed: int, *, exact: int | None = None, outside: str = ""
 ) -> Fingerprinted:
     """The work itself, the same in either process (``exact``: see ``fingerprint_text``).
     The SimHash, sketch and longest sentences leave the page's chrome lines out (see
-    ``chrome.py``); the exact hash and the blocks are of the whole text."""
+    ``chrome.py``); the exact hash and the blocks are of the whole text. ``outside``: the
+    lines of the page the text left out (``maincontent.main_content``), kept as hashes in
+    the payload (``payload.py``)."""
     if exact is None:
         exact = exact_hash(text, seed)
     chrome = chrome_lines(text.splitlines())  # for the fingerprints and the blocks alike
@@ -66,4 +63,11 @@ def fingerprinted(
     except TextTooShortError:
         sentences = frozenset()
     blocks = packed_text_blocks(text, seed, chrome=chrome)
-    return Fingerprinted(fingerprint, sentences, blocks, payload_of(fingerprint.sketch, blocks))
+    shown: tuple[int, ...] = ()
+    if outside:
+        own = set(blocks.exacts)
+        found = sentence_exacts(outside, seed, most=MAX_OUTSIDE + len(own))
+        shown = tuple(h for h in found if h not in own)[:MAX_OUTSIDE]
+    return Fingerprinted(
+        fingerprint, sentences, blocks, payload_of(fingerprint.sketch, blocks, shown)
+    )

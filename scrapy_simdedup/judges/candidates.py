@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.fingerprint.blocks import NEAR_BITS, Block, PackedBlocks
-from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES
+from scrapy_simdedup.fingerprint.payload import split_payload
 
 if TYPE_CHECKING:
     from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
@@ -44,7 +44,7 @@ def best_candidates(
 
     def share(match: Match) -> float:
         nonlocal page_blocks
-        theirs = PackedBlocks.of(match.payload[SKETCH_BYTES:])
+        theirs = PackedBlocks.of(split_payload(match.payload).blocks)
         if theirs is None or not len(theirs):
             return 0.0
         exacts = theirs.exacts

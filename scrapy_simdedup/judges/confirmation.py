@@ -26,7 +26,9 @@ give tells chrome from what a page adds, with no word list:
   shared content count (a mirror's sources, a contents page's new chapters);
 * **repetition**: a block that a stored page of the page's own host carries, as it is,
   adds nothing (``templates.PageTemplates.known``: a portal's cookie notice, its author's
-  bio);
+  bio); nor does one the candidate's page showed outside the text it was judged by
+  (``fingerprint/payload.py``: a caption, an embedded post its extractor left out, which a
+  reprint lays out as a paragraph);
 * **place**: a cut reprint holds its original from the start (``_lead``: up to 80 words
   before it, a title, a byline, a caption; lines of links there do not count).
 
@@ -57,7 +59,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.fingerprint.blocks import CJK_CHARS_PER_WORD, Block, blocks_from_bytes
-from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
+from scrapy_simdedup.fingerprint.payload import split_payload
+from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.judges.edits import (
     Unmatched,
     edited,
@@ -106,6 +109,8 @@ class Confirmation:
     of its sentences the stored page lacks as they are were no longer tested for edits
     (counted in ``novel_words``, and ``lacking_words`` counts the stored page's sentences
     as they are): on a distinct page, the tests found nothing to cost what they cost.
+    ``shown_words``: the words of the page's blocks the stored page showed outside the text
+    it was judged by (its captions, its embedded posts), counted as neither side's content.
     """
 
     similarity: float
@@ -122,6 +127,7 @@ class Confirmation:
     template_words: int = 0
     added: frozenset[int] = frozenset()
     untested_words: int = 0
+    shown_words: int = 0
 
     @property
     def direction(self) -> str:
@@ -150,7 +156,8 @@ def confirm(
     the page's own host, where a new first line is no new title (an event, a product, a
     job on a shared description) and a page that holds another without being like it
     (sketches) is a page of its own: only similarity confirms a copy there."""
-    mine, theirs = done.fingerprint.sketch, Sketch.from_bytes(payload[:SKETCH_BYTES])
+    parts = split_payload(payload)
+    mine, theirs = done.fingerprint.sketch, Sketch.from_bytes(parts.sketch)
     if mine is None or theirs is None:
         return NO_SKETCH
     similarity = mine.similarity(theirs)
@@ -159,12 +166,15 @@ def confirm(
     longer = max(mine.tokens, theirs.tokens)
     ratio = min(mine.tokens, theirs.tokens) / longer if longer else 1.0
     similar = mine.confirms(theirs, min_similarity)
-    stored_blocks = blocks_from_bytes(payload[SKETCH_BYTES:])
+    stored_blocks = blocks_from_bytes(parts.blocks)
     if stored_blocks is None:  # stored before blocks were kept: similarity alone
         return Confirmation(similarity, similar, contained, contains, length_ratio=ratio)
     blocks = done.blocks.decoded()
     retitles = not same_host
-    page = _compared(blocks, stored_blocks, template, retitles=retitles, enough=NOVEL_MIN_WORDS)
+    shown = parts.outside if retitles else frozenset()
+    page = _compared(
+        blocks, stored_blocks, template, retitles=retitles, enough=NOVEL_MIN_WORDS, shown=shown
+    )
     adds = page.novel_read >= NOVEL_MIN_WORDS
     # A page sure to add content is no copy: the stored page's side is counted as it is.
     stored = _compared(
@@ -183,7 +193,7 @@ def confirm(
     copy = not adds and (similar or contained_in_stored)
     return Confirmation(
         similarity, copy, contained, contains, novel, adds, ratio, lacking, covers,
-        page.content, page.chrome, page.template, page.added, page.untested,
+        page.content, page.chrome, page.template, page.added, page.untested, page.shown,
     )  # fmt: skip
 
 
@@ -208,6 +218,7 @@ class _Compared:
     template: int
     added: frozenset[int]  # template hashes of the blocks the other page lacks
     untested: int  # content the other page lacks as it is, not tested for edits
+    shown: int  # blocks the other page showed outside its judged text
 
 
 def _compared(
@@ -217,13 +228,15 @@ def _compared(
     *,
     retitles: bool = True,
     enough: int | None = None,
+    shown: frozenset[int] = frozenset(),
 ) -> _Compared:
     """``retitles``: the pages are of two hosts, where a new first line is a new title and
     lines of links add nothing. ``enough``: once the page has this many novel words (as
     read) it adds content whatever the rest: its other sentences are then not tested for
-    edits (the tests are most of a comparison's cost, and a distinct page has many)."""
+    edits (the tests are most of a comparison's cost, and a distinct page has many).
+    ``shown``: exact hashes of blocks the other page showed outside its judged text."""
     places = _places(theirs)
-    content = chrome = templated = novel = chinese = untested = 0
+    content = chrome = templated = novel = chinese = untested = outside = 0
     added: set[int] = set()
     counted: set[int] = set()
     held_at: list[int] = []  # where it has the other's content, as it is or edited
@@ -246,6 +259,9 @@ def _compared(
         matched = block.exact in places
         if not matched:
             added.add(block.template_hash)
+            if block.exact in shown:
+                outside += block.words
+                continue
         if block.chrome:
             chrome += block.words
             continue
@@ -274,6 +290,7 @@ def _compared(
         templated,
         frozenset(added),
         untested,
+        outside,
     )
 
 

@@ -51,13 +51,24 @@ class ContentJudge:
     def exact_hash(self, text: str) -> int:
         return exact_hash(text, self.index.seed)
 
-    def fingerprinted(self, text: str, exact: int | None = None) -> Fingerprinted:
-        return fingerprinted(text, self.index.tokenizer, self.index.seed, exact=exact)
+    def fingerprinted(
+        self, text: str, exact: int | None = None, outside: str = ""
+    ) -> Fingerprinted:
+        """``outside``: the lines of the page its text left out (``main_content``)."""
+        return fingerprinted(
+            text, self.index.tokenizer, self.index.seed, exact=exact, outside=outside
+        )
 
     def judge(
-        self, text_or_fingerprinted: str | Fingerprinted, key: str | None, *, record: bool = True
+        self,
+        text_or_fingerprinted: str | Fingerprinted,
+        key: str | None,
+        *,
+        record: bool = True,
+        outside: str = "",
     ) -> Verdict:
-        """The verdict on a page; with ``record`` a new page is stored."""
+        """The verdict on a page; with ``record`` a new page is stored. ``outside``: the
+        lines of the page a text left out (``main_content``)."""
         given = text_or_fingerprinted
         done = None if isinstance(given, str) else given
         exact = self.exact_hash(given) if isinstance(given, str) else given.fingerprint.exact
@@ -66,7 +77,7 @@ class ContentJudge:
         if early is not None:
             return early
         if isinstance(given, str):
-            done = self.fingerprinted(given, exact)
+            done = self.fingerprinted(given, exact, outside)
         assert done is not None
         return self.decide(done, page_key, record=record)
 

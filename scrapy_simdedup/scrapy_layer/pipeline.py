@@ -15,7 +15,7 @@ from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper, HelperStoppedError
 from scrapy_simdedup.fingerprint.helper.policy import helper_wanted
-from scrapy_simdedup.itemtext import MISSING_CONTENT_FIELDS, item_text
+from scrapy_simdedup.itemtext import MISSING_CONTENT_FIELDS, ItemText, item_text
 from scrapy_simdedup.judges.content import TEXT_KEY, ContentJudge
 from scrapy_simdedup.judges.incrawl import in_crawl
 from scrapy_simdedup.scrapy_layer.enabled import half_enabled_warning
@@ -194,16 +194,18 @@ class ContentSeenPipeline:
         if early is not None:
             return self._verdict(adapter, early)
         if self._helper is not None and self._helper.ready:
-            return self._decide_later(adapter, found.text, exact, key)
-        return self._decide(adapter, key, judge.fingerprinted(found.text, exact))
+            return self._decide_later(adapter, found, exact, key)
+        return self._decide(adapter, key, judge.fingerprinted(found.text, exact, found.outside))
 
-    async def _decide_later(self, adapter: ItemAdapter, text: str, exact: int, key: str) -> Any:
+    async def _decide_later(
+        self, adapter: ItemAdapter, found: ItemText, exact: int, key: str
+    ) -> Any:
         assert self._helper is not None and self.judge is not None
         try:
-            done = await self._helper.submit(text, exact)
+            done = await self._helper.submit(found.text, exact, found.outside)
             self._stats.inc_value(keys.CONTENT_HELPER_FINGERPRINTS)
         except HelperStoppedError:  # already logged, once
-            done = self.judge.fingerprinted(text, exact)
+            done = self.judge.fingerprinted(found.text, exact, found.outside)
         return self._decide(adapter, key, done)
 
     def _decide(self, adapter: ItemAdapter, key: str, done: Fingerprinted) -> Any:

@@ -108,17 +108,21 @@ class FingerprintHelper:
             and len(self._pending) < self.max_pending
         )
 
-    def submit(self, text: str, exact: int | None = None) -> asyncio.Future[Fingerprinted]:
+    def submit(
+        self, text: str, exact: int | None = None, outside: str = ""
+    ) -> asyncio.Future[Fingerprinted]:
         """The fingerprints of ``text``, later (``exact``: its ``exact_hash`` under the
-        seed, when the caller made it already); fails with ``HelperStoppedError`` when the
-        helper has stopped (also before this call: a caller may have seen it ``ready`` an
-        instant before it failed), or when it does not answer within ``reply_timeout``."""
+        seed, when the caller made it already; ``outside``: see ``fingerprinted``); fails
+        with ``HelperStoppedError`` when the helper has stopped (also before this call: a
+        caller may have seen it ``ready`` an instant before it failed), or when it does not
+        answer within ``reply_timeout``."""
         future: asyncio.Future[Fingerprinted] = asyncio.get_running_loop().create_future()
         process = self._process
         if self.stopped is not None or process is None or process.stdin is None:
             future.set_exception(HelperStoppedError(self.stopped or "it has not started"))
             return future
-        frame = encode_request(text, exact_hash(text, self.seed) if exact is None else exact)
+        exact = exact_hash(text, self.seed) if exact is None else exact
+        frame = encode_request(text, exact, outside)
         self._pending.append(future)
         if len(self._pending) == 1:
             self._watch_oldest()

@@ -1,6 +1,7 @@
 """The helper's frames: a little-endian uint32 length and that many bytes.
 
-* request: the text's exact hash (the crawl's process made it already), then the text,
+* request: the text's exact hash (the crawl's process made it already), the text's length
+  in bytes, the text, then the lines of its page it left out (``main_content``), both
   UTF-8 (lone surrogates pass through);
 * reply: flags (1 = SimHash present), SimHash, exact hash, feature count, the number of
   sentence hashes and the hashes, then the page's payload as the index stores it: the
@@ -17,6 +18,7 @@ import struct
 
 from scrapy_simdedup.fingerprint.blocks import PackedBlocks
 from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
+from scrapy_simdedup.fingerprint.payload import split_payload
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint
 
@@ -42,16 +44,22 @@ def take_frames(buffer: bytearray) -> list[bytes]:
     return frames
 
 
-def encode_request(text: str, exact: int) -> bytes:
+def encode_request(text: str, exact: int, outside: str = "") -> bytes:
     """A whole request frame, its length first."""
     data = text.encode("utf-8", "surrogatepass")
-    return LENGTH.pack(_HASH.size + len(data)) + _HASH.pack(exact) + data
+    rest = outside.encode("utf-8", "surrogatepass")
+    size = _HASH.size + LENGTH.size + len(data) + len(rest)
+    return LENGTH.pack(size) + _HASH.pack(exact) + LENGTH.pack(len(data)) + data + rest
 
 
-def decode_request(raw: bytes) -> tuple[str, int]:
-    """The text and its exact hash in a request's bytes (after its length)."""
+def decode_request(raw: bytes) -> tuple[str, int, str]:
+    """The text, its exact hash and the lines its page left out, in a request's bytes
+    (after its length)."""
     (exact,) = _HASH.unpack_from(raw)
-    return raw[_HASH.size :].decode("utf-8", "surrogatepass"), exact
+    (size,) = LENGTH.unpack_from(raw, _HASH.size)
+    start = _HASH.size + LENGTH.size
+    text = raw[start : start + size].decode("utf-8", "surrogatepass")
+    return text, exact, raw[start + size :].decode("utf-8", "surrogatepass")
 
 
 def encode_reply(done: Fingerprinted) -> bytes:
@@ -73,7 +81,7 @@ def decode_reply(raw: bytes) -> Fingerprinted:
     end = at + count * _HASH.size
     payload = raw[end:]
     sketch = Sketch.from_bytes(payload[:SKETCH_BYTES])
-    blocks = PackedBlocks.of(payload[SKETCH_BYTES:])
+    blocks = PackedBlocks.of(split_payload(payload).blocks)
     if sketch is None or blocks is None:
         raise ValueError(f"a fingerprint reply of {len(raw)} bytes holds {count} hashes")
     sentences = frozenset(h for (h,) in _HASH.iter_unpack(raw[at:end]))

@@ -35,8 +35,8 @@ def serve(requests: Chunks, replies: BinaryIO, tokenizer: Tokenizer, seed: int) 
         buffer += chunk
         answers: list[bytes] = []
         for raw in take_frames(buffer):
-            text, exact = decode_request(raw)
-            reply = encode_reply(fingerprinted(text, tokenizer, seed, exact=exact))
+            text, exact, outside = decode_request(raw)
+            reply = encode_reply(fingerprinted(text, tokenizer, seed, exact=exact, outside=outside))
             answers += (LENGTH.pack(len(reply)), reply)
         if answers:
             replies.write(b"".join(answers))
