@@ -33,7 +33,7 @@ MEASURES = (
     ("contains", "of the other in it"), ("covers", "of the stored content held"),
     ("content_words", "content words"), ("novel_words", "words of its own"),
     ("lacking_words", "stored words it lacks"), ("chrome_words", "chrome words"),
-    ("template_words", "template words"),
+    ("template_words", "template words"), ("shown_words", "words the stored page showed aside"),
 )  # fmt: skip
 NOT_IN_FEED = (
     "not in the feed: a dropped page is not written to it (crawl with SIMDEDUP_DROP = False "

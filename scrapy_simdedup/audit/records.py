@@ -21,8 +21,9 @@ Every line has ``event``, ``time`` (UTC, ISO 8601, milliseconds) and the page it
   reverse), ``covers``
   (the share of the stored page's content the page holds), and what the page's words were
   judged to be: ``content_words``, ``chrome_words`` (source / time / views lines, notices,
-  editor lines, share and previous/next links) and ``template_words`` (its host's
-  template, learned with volatile tokens masked).
+  editor lines, share and previous/next links), ``template_words`` (its host's
+  template, learned with volatile tokens masked) and ``shown_words`` (lines the stored
+  page showed outside the text it was judged by: its captions, boxes, embedded posts).
 * ``url_skipped``: ``url`` skipped before download on a ``rule`` (``mirror``, ``pattern``,
   ``trap``, ``strict``; ``rule_name`` says which), betting on ``counterpart`` (none for a
   trap). ``url_reissued``: a parked ``url`` sent again, ``why`` (``counterpart_failed``,
@@ -79,6 +80,7 @@ def content_record(verdict: Verdict, event: str) -> Record:
             content_words=confirmation.content_words,
             chrome_words=confirmation.chrome_words,
             template_words=confirmation.template_words,
+            shown_words=confirmation.shown_words,
         )
     return record
 

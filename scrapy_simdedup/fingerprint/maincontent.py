@@ -30,12 +30,12 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from scrapy_simdedup.fingerprint.linklines import marked_lines
+from scrapy_simdedup.fingerprint.linklines import MARKS, marked_lines
 from scrapy_simdedup.fingerprint.pagetext import decode_page, page_text
 
 MIN_WORDS = 20
 MIN_SHARE = 0.25
-_BULLETS = "\u2022 "  # resiliparse's list items
+_STRIPPED = MARKS + "\u2022 \t"  # link marks (``linklines.py``), resiliparse's list bullets
 _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]|\w+")
 
 
@@ -81,12 +81,16 @@ def main_content(page: str | bytes, *, content_type: str | None = None) -> MainC
 
 
 def _left_out(whole: str, main: str) -> str:
-    """The lines of ``whole`` that ``main`` lacks, whitespace aside (list bullets too)."""
-    kept = " ".join(main.split())
+    """The lines of ``whole`` that are no line of ``main`` (their ends' spaces, link marks
+    and list bullets aside). A line the two extractions spaced differently is given too:
+    the fingerprint leaves out the page's own sentences. A set look-up per line: searching
+    the extract for each line, or collapsing each line's spaces, cost 0.6 and 0.25 ms on a
+    real page."""
+    kept = {line.strip(_STRIPPED) for line in main.splitlines()}
     lines: list[str] = []
     size = 0
     for line in whole.splitlines():
-        plain = " ".join(line.split()).lstrip(_BULLETS)
+        plain = line.strip(_STRIPPED)
         if plain and plain not in kept:
             lines.append(plain)
             size += len(plain) + 1

@@ -290,8 +290,9 @@ def judged_words(confirmation: Confirmation) -> str:
     return (
         f"content {confirmation.content_words} words ({confirmation.novel_words} the stored "
         f"page lacks, {confirmation.covers:.0%} of its content held), chrome "
-        f"{confirmation.chrome_words}, template {confirmation.template_words}; the stored "
-        f"page has {confirmation.lacking_words} content words this one lacks"
+        f"{confirmation.chrome_words}, template {confirmation.template_words}, shown beside "
+        f"the stored page's content {confirmation.shown_words}; the stored page has "
+        f"{confirmation.lacking_words} content words this one lacks"
     )
 
 
