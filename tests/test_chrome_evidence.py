@@ -189,3 +189,37 @@ def test_what_a_chinese_page_adds_is_counted_as_read(index: SimHashIndex) -> Non
         judge = ContentJudge(own)
         judge.judge(article, "https://news.example.cn/1")
         assert not judge.judge(f"{article}\n{line}", "https://news.example.cn/1?print=1").copy
+
+
+CAPTION = (
+    "In this photograph taken on Sunday, a long row of unsold cars sits at a dealership on the "
+    "edge of town while a salesman waits for customers."
+)
+
+
+def test_a_cut_reprint_is_a_copy_when_its_originals_gallery_repeats_a_caption(
+    index: SimHashIndex,
+) -> None:
+    # The original's extract repeats its photo's caption four times above the story (a
+    # gallery's slides): one caption of 26 words, not a lead of 104.
+    judge = ContentJudge(index)
+    original = _paragraphs(ARTICLES[2])
+    gallery = "".join(f"<p>{CAPTION}</p>" for _ in range(4))
+    judge.judge(main_text(_page(gallery + _story(original))), "https://news.example/5")
+    cut = main_text(_page(_story(original[: len(original) * 2 // 5])))
+    verdict = judge.judge(cut, "https://portal.example/r/5")
+    assert verdict.copy and verdict.original == "https://news.example/5", verdict
+
+
+def test_an_article_after_three_distinct_paragraphs_of_a_stored_digest_is_kept(
+    index: SimHashIndex,
+) -> None:
+    # The same place with a lead of three paragraphs of other stories: a digest's third
+    # article, met alone on another site, is a page of its own.
+    judge = ContentJudge(index)
+    first, second, third = (_paragraphs(article) for article in ARTICLES[3:6])
+    digest = _story(first[:1] + second[:1] + third[:2] + _paragraphs(ARTICLES[2]))
+    judge.judge(main_text(_page(digest)), "https://news.example/digest")
+    alone = main_text(_page(_story(_paragraphs(ARTICLES[2])[:4])))
+    verdict = judge.judge(alone, "https://portal.example/a/6")
+    assert not verdict.copy, verdict

@@ -346,9 +346,14 @@ def _lead(mine: tuple[Block, ...], first_held: int, template: frozenset[int]) ->
     third article of a digest starts in its middle. Lines of links (a menu the extractor
     kept) are no content there; a paragraph of short sentences is (counting only long ones
     made the second section of a reference page, after a first of short sentences, its cut
-    reprint)."""
-    return sum(
-        block.words
-        for block in mine[:first_held]
-        if not (block.chrome or block.linked or block.template_hash in template)
-    )
+    reprint). Each block counts once, as in ``_compared``: a photo's caption that a
+    gallery repeats above the story is one caption."""
+    seen: set[int] = set()
+    words = 0
+    for block in mine[:first_held]:
+        if block.chrome or block.linked or block.template_hash in template:
+            continue
+        if block.exact not in seen:
+            seen.add(block.exact)
+            words += block.words
+    return words
