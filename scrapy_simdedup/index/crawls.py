@@ -199,17 +199,18 @@ class CrawlRecord:
             return None
         return bet.decode("utf-8", "surrogatepass")
 
-    def brought(self, url: str) -> bool:
+    def brought(self, url: str, *, judged_only: bool = False) -> bool:
         """Whether a worker of this crawl fetched ``url`` and its page (or the page it
         copies) is in this crawl's feed, as far as is known, or skipped it on a bet whose
-        counterpart did: what settles a bet on it."""
+        counterpart did: what settles a bet on it. ``judged_only``: a page fetched with no
+        content verdict yet (or never: a response that yielded no item) brought nothing."""
         for _ in range(MAX_CHAIN):
             keys = [self._key(FETCHED, url), self._key(JUDGED, url), self._key(BET, url)]
             keys += [self._key(COPY_OF, url), self._key(KEPT, url)]
             fetched, judged, bet, copy_of, kept = self.store.get_many(keys)
             if fetched is not None:
                 if judged is None or judged == BARREN:  # not judged yet: as on one worker
-                    return judged is None
+                    return judged is None and not judged_only
                 if copy_of is None:  # new: kept, unless a later pipeline released it
                     return kept is not None
                 # A copy: of a page in the feed, as long as it is (released, it is not).

@@ -452,10 +452,29 @@ class UrlCore(Generic[T]):
             logger.debug("simdedup: %s stopped: too few pages to be endless", trap.describe())
         progress = self._progress()
         actions += self._guarded(lambda: self._confirm_gathered(progress, staged=False)) or []
+        actions += self._guarded(self._brought_nothing) or []
         unsettled = self.bets.unsettled(self.judge.learner.stands, self.judge.settles)
         unsettled = self._held_at_idle(unsettled)
         actions += self._reissue([bet for bet in unsettled if not bet.rule], "interrupted")
         actions += self._reissue([bet for bet in unsettled if bet.rule], "unsettled")
+        return actions
+
+    def _brought_nothing(self) -> list[Action[T]]:
+        """Pages fetched with a 2xx whose content verdict never came by idle: the response
+        yielded no item, or one with no text (a bot wall, an empty app shell, or a page
+        the spider takes no item from). The page its path promised did not reach the
+        feed, so its links are followed on the mirrors whose pages this crawl skipped as
+        copies of its host, as a soft 404's are (the bets relying on it are re-issued:
+        ``UrlJudge.settles``). Each once; counted as ``simdedup/url/brought_nothing``."""
+        if not self.follows_failed or self.judge.mode != "adaptive":
+            return []
+        actions: list[Action[T]] = []
+        for url, ticket in list(self._awaiting_verdict.items()):
+            if self.judge.judged(url):  # on another worker
+                continue
+            del self._awaiting_verdict[url]
+            self.tally.inc_value(keys.URL_BROUGHT_NOTHING)
+            actions.append(FollowUnpredicted(ticket, (url,)))
         return actions
 
     @property
@@ -499,18 +518,24 @@ class UrlCore(Generic[T]):
         crawl several workers share. Scrapy-redis shares one queue, so when one worker goes
         idle the last requests are in the others' downloaders: the probes of a rule still
         being learned (``SAMPLE_WAIT_SECONDS``), or a bet's counterpart
-        (``AWAIT_OTHERS_SECONDS``). Never final meanwhile: the next idle asks again. A
-        worker alone has nothing on its way when idle: what did not come will not."""
+        (``AWAIT_OTHERS_SECONDS``), or fetched there with its verdict still to come (a page
+        settles a bet only once judged: ``UrlJudge.settles``). Never final meanwhile: the
+        next idle asks again. A worker alone has nothing on its way when idle: what did not
+        come will not."""
         if not bet.rule or self.crawl is None or self.workers < 2 or self.closing:
             return False
         if bet.gathering:
             return waited < SAMPLE_WAIT_SECONDS and not self.judge.learner.refuted(bet.rule)
         counterpart = bet.counterpart
+        crawl = self.crawl
         return (
             counterpart is not None
             and waited < AWAIT_OTHERS_SECONDS
             and self.judge.may_bring(counterpart)
-            and bool(self._guarded(self.crawl.on_its_way, counterpart))
+            and bool(
+                self._guarded(crawl.on_its_way, counterpart)
+                or self._guarded(crawl.awaits_verdict, counterpart)
+            )
         )
 
     def unsent(self, reissue: Reissue[T]) -> bool:

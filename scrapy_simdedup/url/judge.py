@@ -381,12 +381,20 @@ class UrlJudge:
         if len(self.unpredicted_now) < MAX_REMEMBERED:
             self.unpredicted_now.add(url)
 
-    def brought(self, url: str) -> bool:
+    def brought(self, url: str, *, judged_only: bool = False) -> bool:
         """Whether ``url`` was fetched in this crawl and its page (or the page it copies)
-        is in this crawl's feed, as far as is known."""
+        is in this crawl's feed, as far as is known. ``judged_only``: a page fetched with
+        no content verdict (yet, or ever: a response that yielded no item, an item with no
+        text) brought nothing."""
         if url in self.fetched_now:
-            return url not in self.barren
-        return self.crawl is not None and self.crawl.brought(url)
+            if url in self.barren:
+                return False
+            return not judged_only or url in self.judged_now or self._judged_elsewhere(url)
+        return self.crawl is not None and self.crawl.brought(url, judged_only=judged_only)
+
+    def _judged_elsewhere(self, url: str) -> bool:
+        """Whether another worker of the crawl has the verdict on ``url``'s page."""
+        return self.crawl is not None and self.crawl.was_judged(url)
 
     def settles(self, url: str) -> bool:
         """Whether a bet relying on ``url`` may stand: ``url`` brought its page, or a
@@ -395,8 +403,14 @@ class UrlJudge:
         pages on the original's ``?sid=`` pages, and the original's ``sid`` rule, learned
         later, skips those on its bare pages: the two rules chained say what a request for
         ``url`` would bring. Not final by it: each deadline and the crawl's idle ask again,
-        with the rules then in force."""
-        if self.brought(url):
+        with the rules then in force.
+
+        In adaptive mode a fetched page settles only once its content verdict came: a bot
+        wall or an app shell answers 200 with no text, the spider yields no item from it,
+        and the page its path promised never reaches the feed (so the bets on it are
+        re-issued at idle). Strict mode does not wait for verdicts: it learns none."""
+        verdict_needed = self.mode == "adaptive"
+        if self.brought(url, judged_only=verdict_needed):
             return True
         if "?" not in url or self.mode != "adaptive":
             return False
@@ -413,7 +427,7 @@ class UrlJudge:
             and counterpart is not None
             and self.predicted(counterpart)
             and url not in self.unpredicted_now
-            and self.brought(counterpart)
+            and self.brought(counterpart, judged_only=verdict_needed)
         )
 
     def judged(self, url: str) -> bool:

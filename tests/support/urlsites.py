@@ -43,6 +43,9 @@ class Page:
 @dataclass
 class Site:
     pages: dict[str, Page] = field(default_factory=dict)
+    walled_after: int | None = None  # requests answered before every page is a bot wall
+    shell_prefix: str | None = None  # paths answered with an empty app shell
+    served: itertools.count[int] = field(default_factory=itertools.count)
 
     def distinct(self) -> set[str]:
         return {page.content for page in self.pages.values() if page.status == 200}
@@ -85,6 +88,10 @@ def _handler(name: str, site: Site) -> type[BaseHTTPRequestHandler]:
                 with suppress(OSError):
                     self.send_error(found.status)
                 return
+            walled = site.walled_after is not None and next(site.served) >= site.walled_after
+            if walled or (site.shell_prefix and self.path.startswith(site.shell_prefix)):
+                send_html(self, BOT_WALL if walled else APP_SHELL)
+                return
             send_html(self, render(name, self.path, found))  # a timeout test gives up on it
 
         def log_message(self, format: str, *args: object) -> None:
@@ -109,6 +116,42 @@ def serve(sites: dict[str, Site]) -> Iterator[dict[str, str]]:
         for server in servers.values():
             server.shutdown()
             server.server_close()
+
+
+BOT_WALL = (
+    b"<!doctype html><html><head><title></title><script>document.cookie='c=1';"
+    b"location.reload()</script></head><body><noscript></noscript></body></html>"
+)
+"""A JavaScript challenge with a 200: no text, no link, so a spider yields nothing."""
+APP_SHELL = (
+    b"<!doctype html><html><head><title></title><script src='/app.js'></script></head>"
+    b"<body><div id='root'></div></body></html>"
+)
+"""An empty single-page app: its text comes by script, which a spider does not run."""
+
+
+def mirror_behind_a_wall(
+    shared: int = 30, articles: int = 40, walled_after: int | None = 20,
+    shell: bool = False,
+) -> dict[str, Site]:  # fmt: skip
+    """An original and its full mirror (docs linking articles past the 15th; the mirror
+    answers 50 ms later, so it is taken for the copy). The original answers its first
+    ``walled_after`` requests, then a bot wall for every page; with ``shell`` its articles
+    are an empty app shell from the start. The mirror serves every page, so a crawl
+    following its links keeps every article."""
+    original, mirror = Site(walled_after=walled_after), Site()
+    if shell:
+        original.shell_prefix = "/article/"
+    docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
+    linked = tuple(f"/article/{n}" for n in range(1, articles + 1))
+    for site, delay in ((original, 0.0), (mirror, 0.05)):
+        site.pages["/"] = page("home", docs[:10], delay=delay)
+        for n, path in enumerate(docs):
+            links = docs[n + 1 : n + 11] + linked * (n >= 15)
+            site.pages[path] = page(f"doc-{path}", links, delay=delay)
+        for n, path in enumerate(linked):
+            site.pages[path] = page(f"article-{n}", delay=delay)
+    return {"original": original, "mirror": mirror}
 
 
 def forum(threads: int = 60, removed: int = 8, slow_listing: float = 1.0) -> Site:
