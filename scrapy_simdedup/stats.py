@@ -44,6 +44,8 @@ URL_CLOSING = "simdedup/url/closing"  # 1 once the crawl's budget left only its 
 URL_REVISITS_REQUESTED = "simdedup/url/revisits_requested"  # a page an earlier crawl kept
 URL_REQUESTED_ON_MIRROR = "simdedup/url/requested_on_mirror"  # a failed link, on the mirror
 URL_BROUGHT_NOTHING = "simdedup/url/brought_nothing"  # a 2xx with no content verdict by idle
+URL_REVISITS_FAILED = "simdedup/url/revisits_failed"  # an earlier crawl's URL brought nothing
+CONTENT_MOVED = "simdedup/content/moved"  # kept at its new URL: its earlier one brought nothing
 URL_REISSUED_ELSEWHERE = "simdedup/url/reissued_elsewhere"
 """Re-issues not sent: a worker of the same crawl fetched the URL, has it on its way to the
 downloader, or re-issued it (a shared store: one fetch per crawl)."""

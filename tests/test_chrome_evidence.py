@@ -191,24 +191,20 @@ def test_what_a_chinese_page_adds_is_counted_as_read(index: SimHashIndex) -> Non
         assert not judge.judge(f"{article}\n{line}", "https://news.example.cn/1?print=1").copy
 
 
-CAPTION = (
-    "In this photograph taken on Sunday, a long row of unsold cars sits at a dealership on the "
-    "edge of town while a salesman waits for customers."
-)
+DISCLAIMER = "Stories are summarised by our desk from the papers named in each of them."
 
 
-def test_a_cut_reprint_is_a_copy_when_its_originals_gallery_repeats_a_caption(
-    index: SimHashIndex,
-) -> None:
-    # The original's extract repeats its photo's caption four times above the story (a
-    # gallery's slides): one caption of 26 words, not a lead of 104.
+def test_an_article_after_a_digest_repeating_its_disclaimer_is_kept(index: SimHashIndex) -> None:
+    # A digest prints its disclaimer under each of three short stories: a fourth, met alone
+    # on another site, starts after 54 words of teasers and 42 of disclaimers (a lead of
+    # 68 words were the disclaimer counted once: a cut reprint's).
     judge = ContentJudge(index)
-    original = _paragraphs(ARTICLES[2])
-    gallery = "".join(f"<p>{CAPTION}</p>" for _ in range(4))
-    judge.judge(main_text(_page(gallery + _story(original))), "https://news.example/5")
-    cut = main_text(_page(_story(original[: len(original) * 2 // 5])))
-    verdict = judge.judge(cut, "https://portal.example/r/5")
-    assert verdict.copy and verdict.original == "https://news.example/5", verdict
+    teasers = [" ".join(_paragraphs(article)[0].split()[:18]) for article in ARTICLES[3:6]]
+    story = " ".join(" ".join(_paragraphs(ARTICLES[2])).split()[:60])
+    body = "".join(f"<p>{teaser}.</p><p>{DISCLAIMER}</p>" for teaser in teasers)
+    judge.judge(main_text(_page(f"{body}<p>{story}</p>")), "https://news.example/digest")
+    verdict = judge.judge(main_text(_page(f"<p>{story}</p>")), "https://portal.example/a/5")
+    assert not verdict.copy, verdict
 
 
 def test_an_article_after_three_distinct_paragraphs_of_a_stored_digest_is_kept(

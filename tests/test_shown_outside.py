@@ -198,3 +198,43 @@ def test_the_helper_process_keeps_the_hashes_as_the_crawls_process_would() -> No
     reply = decode_reply(done.stdout[LENGTH.size : LENGTH.size + size])
     assert reply == fingerprinted(text, TOKENIZER, 7, outside=PULL_QUOTE)
     assert len(split_payload(reply.payload).outside) == 1
+
+
+def test_a_digest_of_the_story_and_the_article_its_box_carried_is_kept(
+    index: SimHashIndex,
+) -> None:
+    # The stored story's box (left out by its extractor) carried a whole other article;
+    # a digest on another site holds both: the second article is in no judged text, and
+    # a run of paragraphs the stored page only showed aside counts beyond a caption's size.
+    judge = ContentJudge(index)
+    story, other = _paragraphs(ARTICLES[0]), _paragraphs(ARTICLES[1])
+    box = "".join(f"<p>{p}</p>" for p in other[:4])
+    html = (
+        "<html><head><title>News</title></head><body><article>"
+        f"{_story(story)}</article><aside class='recommended'>{box}</aside></body></html>"
+    )
+    stored = main_content(html)
+    assert all(p in stored.outside for p in other[:4])
+    judge.judge(stored.text, "https://news.example/1", outside=stored.outside)
+    digest = main_content(_reprint(story + other[:4], "")).text
+    verdict = judge.judge(digest, "https://portal.example/digest")
+    assert not verdict.copy and verdict.adds_content, verdict
+
+
+@pytest.mark.parametrize(
+    "hidden", ["hidden", "aria-hidden='true'", "style='display:none'", "style='visibility: hidden'"]
+)
+def test_text_a_reader_never_saw_is_not_shown(hidden: str, index: SimHashIndex) -> None:
+    # A paywall keeps the rest of the story in a hidden element: the full story, met on
+    # another site, adds that rest.
+    judge = ContentJudge(index)
+    story = _paragraphs(ARTICLES[0])
+    html = (
+        "<html><head><title>News</title></head><body><article>"
+        f"{_story(story[:2])}<div {hidden}>{_story(story[2:])}</div></article></body></html>"
+    )
+    stored = main_content(html)
+    assert not any(p in stored.outside for p in story[2:])
+    judge.judge(stored.text, "https://news.example/1", outside=stored.outside)
+    verdict = judge.judge(main_content(_reprint(story, "")).text, "https://wire.example/1")
+    assert not verdict.copy and verdict.adds_content, verdict

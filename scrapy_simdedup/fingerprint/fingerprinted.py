@@ -65,9 +65,8 @@ def fingerprinted(
     blocks = packed_text_blocks(text, seed, chrome=chrome)
     shown: tuple[int, ...] = ()
     if outside:
-        own = set(blocks.exacts)
-        found = sentence_exacts(outside, seed, most=MAX_OUTSIDE + len(own))
-        shown = tuple(h for h in found if h not in own)[:MAX_OUTSIDE]
+        own = frozenset(blocks.exacts)
+        shown = tuple(sentence_exacts(outside, seed, most=MAX_OUTSIDE, leave_out=own))
     return Fingerprinted(
         fingerprint, sentences, blocks, payload_of(fingerprint.sketch, blocks, shown)
     )

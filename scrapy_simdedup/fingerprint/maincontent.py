@@ -39,6 +39,12 @@ _STRIPPED = MARKS + "\u2022 \t"  # link marks (``linklines.py``), resiliparse's 
 _WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]|\w+")
 
 
+HIDDEN = [
+    "[hidden]", '[aria-hidden="true"]', '[style*="display:none"]', '[style*="display: none"]',
+    '[style*="visibility:hidden"]', '[style*="visibility: hidden"]',
+]  # fmt: skip
+"""Elements a reader never sees (a paywall's rest of the story, a closed modal): no text
+of them is shown beside the main content. The main content leaves them out already."""
 MAX_OUTSIDE_CHARS = 20_000
 """At most this much of the text the extract left out is kept (the page's first lines)."""
 
@@ -74,7 +80,9 @@ def main_content(page: str | bytes, *, content_type: str | None = None) -> MainC
     main = marked_lines(extract)
     if len(_WORD.findall(main)) < MIN_WORDS:
         return MainContent(page_text(markup))
-    whole = extract_plain_text(tree, main_content=False, preserve_formatting=True)
+    whole = extract_plain_text(
+        tree, main_content=False, preserve_formatting=True, skip_elements=HIDDEN
+    )
     if _chars(main) < MIN_SHARE * _chars(whole):
         return MainContent(page_text(markup))
     return MainContent(main, _left_out(whole, main))

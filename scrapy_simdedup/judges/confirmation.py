@@ -234,9 +234,11 @@ def _compared(
     lines of links add nothing. ``enough``: once the page has this many novel words (as
     read) it adds content whatever the rest: its other sentences are then not tested for
     edits (the tests are most of a comparison's cost, and a distinct page has many).
-    ``shown``: exact hashes of blocks the other page showed outside its judged text."""
+    ``shown``: exact hashes of blocks the other page showed outside its judged text (see
+    ``_Shown``)."""
     places = _places(theirs)
-    content = chrome = templated = novel = chinese = untested = outside = 0
+    content = chrome = templated = novel = chinese = untested = 0
+    outside = _Shown(mine, places, shown)
     added: set[int] = set()
     counted: set[int] = set()
     held_at: list[int] = []  # where it has the other's content, as it is or edited
@@ -259,8 +261,7 @@ def _compared(
         matched = block.exact in places
         if not matched:
             added.add(block.template_hash)
-            if block.exact in shown:
-                outside += block.words
+            if outside.takes(at, block):
                 continue
         if block.chrome:
             chrome += block.words
@@ -290,8 +291,42 @@ def _compared(
         templated,
         frozenset(added),
         untested,
-        outside,
+        outside.words,
     )
+
+
+SHOWN_AROUND_MAX_WORDS = 60
+"""Words the other page showed outside its judged text that a page may carry before or
+after the content the two share, and still add nothing: a caption, an embedded post, a
+box's few lines. A run of paragraphs there is an article of its own (a digest's next
+story, which the stored page only teased or carried in a box)."""
+
+
+class _Shown:
+    """Which of a page's blocks the other page showed outside its judged text (its
+    captions, embedded posts, boxes its extractor left out): any amid the content the two
+    pages share (between the first and the last block they share as it is), and up to
+    ``SHOWN_AROUND_MAX_WORDS`` words of them before or after it."""
+
+    def __init__(
+        self, mine: tuple[Block, ...], places: dict[int, list[int]], shown: frozenset[int]
+    ) -> None:
+        self._shown = shown
+        held = [at for at, block in enumerate(mine) if block.exact in places] if shown else []
+        self._first, self._last = (held[0], held[-1]) if held else (0, -1)
+        self._around = 0
+        self.words = 0
+
+    def takes(self, at: int, block: Block) -> bool:
+        """Whether ``block`` (at ``at``, which the other page lacks) counts as shown."""
+        if block.exact not in self._shown:
+            return False
+        if not self._first <= at <= self._last:
+            if self._around + block.words > SHOWN_AROUND_MAX_WORDS:
+                return False
+            self._around += block.words
+        self.words += block.words
+        return True
 
 
 def _edited(
@@ -346,14 +381,11 @@ def _lead(mine: tuple[Block, ...], first_held: int, template: frozenset[int]) ->
     third article of a digest starts in its middle. Lines of links (a menu the extractor
     kept) are no content there; a paragraph of short sentences is (counting only long ones
     made the second section of a reference page, after a first of short sentences, its cut
-    reprint). Each block counts once, as in ``_compared``: a photo's caption that a
-    gallery repeats above the story is one caption."""
-    seen: set[int] = set()
-    words = 0
-    for block in mine[:first_held]:
-        if block.chrome or block.linked or block.template_hash in template:
-            continue
-        if block.exact not in seen:
-            seen.add(block.exact)
-            words += block.words
-    return words
+    reprint). A block the page repeats counts each time: a digest repeats its disclaimer
+    under each story, and its third story alone is no cut reprint of it (counting it once
+    dropped one; it won two cut reprints whose original's gallery repeats a caption)."""
+    return sum(
+        block.words
+        for block in mine[:first_held]
+        if not (block.chrome or block.linked or block.template_hash in template)
+    )

@@ -284,6 +284,15 @@ class ContentJudge:
         if len(self._stored) < MAX_RELEASABLE:
             self._stored[key] = exact
 
+    def keep_moved(self, done: Fingerprinted, key: str) -> None:
+        """Store a page the site moved to ``key`` since an earlier crawl stored it under
+        another URL: its fingerprint under ``key`` too, so a later crawl finds it there (a
+        re-visit). Raises ``StoreError``."""
+        simhash = done.fingerprint.simhash
+        if simhash is not None and key not in self._stored:
+            self.index.add(simhash, key, done.payload)
+            self._stored[key] = done.fingerprint.exact
+
     def release(self, key: str) -> bool:
         """Forget a page stored in this run (a later pipeline dropped it), so it never blocks
         a copy of a page that was not really scraped. False when this run did not store it."""

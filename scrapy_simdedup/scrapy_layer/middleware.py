@@ -283,6 +283,8 @@ class UrlSimHashMiddleware:
             raise PredictedDuplicate("simdedup: fetched by a re-issue of the same URL")
 
     def process_response(self, request: Request, response: Response) -> Response:
+        if not 200 <= response.status < 300 and request.meta.get(REVISIT_OF):
+            self._revisit_failed(request)
         if self.core is not None:
             self._carry_out(
                 self._guarded(self.core.fetched, request.url, request, response.status) or [],
@@ -298,6 +300,8 @@ class UrlSimHashMiddleware:
         if isinstance(exception, PredictedDuplicate):
             self._not_an_error(exception)
             return
+        if request.meta.get(REVISIT_OF):
+            self._revisit_failed(request)
         if self.core is not None:
             self._carry_out(self._guarded(self.core.failed, request.url) or [], request)
 
@@ -321,6 +325,8 @@ class UrlSimHashMiddleware:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
         if request.meta.get(REISSUED) and request.dont_filter:  # never expected
             self._stats.inc_value(keys.URL_REISSUED_DROPPED)
+        if request.meta.get(REVISIT_OF):  # it, or the redirect it led to (moved.py)
+            self._revisit_failed(request)
         if self.core is None:
             return
         entering = self._entering.pop(id(request), None)
@@ -429,6 +435,18 @@ class UrlSimHashMiddleware:
         routed as the copy was, so that this crawl's feed holds the page as a re-visit."""
         again = copy.replace(url=original, meta={**copy.meta, REVISIT_OF: copy.url})
         logger.debug("simdedup: requested %s again, %s copied it", original, copy.url)
+        assert self.crawler.engine is not None
+        self.crawler.engine.crawl(again)
+
+    def _revisit_failed(self, request: Request) -> None:
+        """A page an earlier crawl kept, requested again (``_request_revisit``), brought
+        nothing at its URL: its copy's URL is requested once more, and its item kept there
+        (``moved.py``)."""
+        again = self.state.moved.request_again(request, request.meta[REVISIT_OF], _routed(request))
+        if again is None:
+            return
+        self._stats.inc_value(keys.URL_REVISITS_FAILED)
+        logger.debug("simdedup: %s brought nothing again; requested %s", request.url, again.url)
         assert self.crawler.engine is not None
         self.crawler.engine.crawl(again)
 

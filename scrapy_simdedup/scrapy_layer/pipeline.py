@@ -18,6 +18,7 @@ from scrapy_simdedup.fingerprint.helper.policy import helper_wanted
 from scrapy_simdedup.itemtext import MISSING_CONTENT_FIELDS, ItemText, item_text
 from scrapy_simdedup.judges.content import TEXT_KEY, ContentJudge
 from scrapy_simdedup.judges.incrawl import in_crawl
+from scrapy_simdedup.judges.verdict import Verdict
 from scrapy_simdedup.scrapy_layer.enabled import half_enabled_warning
 from scrapy_simdedup.scrapy_layer.signals import content_released, content_verdict
 from scrapy_simdedup.scrapy_layer.startup import config_for
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
     from scrapy_simdedup.index.handle import SimHashIndex
-    from scrapy_simdedup.judges.verdict import Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -226,6 +226,12 @@ class ContentSeenPipeline:
             except StoreError as exc:
                 self._store_failed(exc)
                 return adapter.item
+        if (
+            verdict.copy
+            and verdict.original
+            and self.state.moved.arrived(verdict.key, verdict.original)
+        ):
+            verdict = self._moved(adapter, verdict)
         self._count(verdict)
         key, original = verdict.key, verdict.original
         if not key.startswith(TEXT_KEY):
@@ -243,6 +249,25 @@ class ContentSeenPipeline:
         self.verdicts.verdict(verdict, "annotated")
         self._annotate(adapter, original, verdict.distance)
         return adapter.item
+
+    def _moved(self, adapter: ItemAdapter, verdict: Verdict) -> Verdict:
+        """A page the site moved since an earlier crawl (its earlier URL brought nothing,
+        see ``moved.py``): kept, and stored under its new URL, so that the next crawl meets
+        it as a re-visit. Stored as a copy is (no sentences claimed, no blocks counted)."""
+        self._stats.inc_value(keys.CONTENT_MOVED)
+        logger.debug("simdedup: %s moved to %s: kept there", verdict.original, verdict.key)
+        judge = self.judge
+        config = self.config
+        found = item_text(
+            adapter, config.content_fields, config.max_text_chars, config.content_html,
+            main=config.html_content == "main",
+        )  # fmt: skip
+        if judge is not None and found.text:
+            try:
+                judge.keep_moved(judge.fingerprinted(found.text, None, found.outside), verdict.key)
+            except StoreError as exc:
+                self._store_failed(exc)
+        return Verdict(verdict.key, verdict.key, found_by=verdict.found_by, revisit=True)
 
     def _count(self, verdict: Verdict) -> None:
         if verdict.exact_fallback:

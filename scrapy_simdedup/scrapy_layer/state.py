@@ -27,6 +27,7 @@ from scrapy_simdedup.index.maintenance import reset_index
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.scrapy_layer.gcfreeze import FrozenAtStart
+from scrapy_simdedup.scrapy_layer.moved import MovedPages
 from scrapy_simdedup.scrapy_layer.startup import config_for
 from scrapy_simdedup.stats import STORE_ERROR_REASON
 
@@ -56,6 +57,9 @@ class DedupState:
         self.heartbeats: Heartbeats | None = None
         self.crawl: CrawlRecord | None = None
         self.frozen: FrozenAtStart | None = None  # SIMDEDUP_GC_FREEZE
+        # Pages a site moved between two crawls, requested again at their new URL by the
+        # URL middleware and kept by the content pipeline (``moved.py``).
+        self.moved = MovedPages()
 
     @classmethod
     def for_crawler(cls, crawler: Crawler) -> DedupState:

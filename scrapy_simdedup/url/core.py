@@ -433,8 +433,8 @@ class UrlCore(Generic[T]):
             actions += self._reissue([b for b in late if not b.rule], "interrupted", ahead=True)
             late = self._waiting_longer([b for b in late if b.rule], progress)
             actions += self._reissue(late, "overdue", ahead=True)
-            if closing:
-                spent = self.bets.unsettled(stands, brought)
+            if closing:  # a page with no verdict (yet) settles nothing: no idle may come
+                spent = self.bets.unsettled(stands, self.judge.settles)
                 actions += self._reissue(spent, "budget", ahead=True)
         except StoreError as exc:
             self._store_failed(exc)

@@ -629,3 +629,36 @@ def test_an_original_that_stops_serving_its_text_loses_no_article_its_mirror_has
     assert _stat(plugin, "simdedup/url/skipped/") > 0, plugin.simdedup()  # bets were made
     lost = sorted(plain_kept - plugin_kept)
     assert lost == [], (lost, plugin.simdedup(), _fetched_lines(plugin)[-60:])
+
+
+@pytest.mark.parametrize("old_urls", ["301", "404"])
+def test_a_second_crawl_after_the_site_moved_its_urls_keeps_every_story(
+    old_urls: str, tmp_path: Path
+) -> None:
+    """The first crawl kept 30 stories at ``/article/N``; the site then moved them to
+    ``/posts/N``, its old URLs a 301 to the new one or a 404. In the second crawl on the
+    same index each ``/posts/N`` copies the first crawl's page, and the request for
+    ``/article/N`` again brings nothing (the dupefilter refuses the redirect's target, or
+    the 404): the story is kept at its new URL, as plain Scrapy's second crawl keeps it
+    (issue 60: 30 of 31 were missing from the feed)."""
+    site = urlsites.moving_news(moved=None)
+    sites = {"news": site}
+    with urlsites.serve(sites) as urls:
+        first = _crawl(urls, tmp_path, "1.jsonl")
+        assert _kept(first, urls, sites) == _distinct(sites)
+        site.pages = urlsites.moving_news(moved=old_urls).pages  # the same server, moved
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", "ITEM_PIPELINES={}",
+                       "DOWNLOADER_MIDDLEWARES={}")  # fmt: skip
+        second = _crawl(urls, tmp_path, "2.jsonl", "LOG_LEVEL=DEBUG")
+        third = _crawl(urls, tmp_path, "3.jsonl")
+    stories = {content for content in _distinct(sites) if content.startswith("story-")}
+    assert stories <= _kept(plain, urls, sites)
+    missing = sorted(stories - _kept(second, urls, sites))
+    assert missing == [], (missing, second.simdedup(), _fetched_lines(second)[-40:])
+    # Each story once: kept at its new URL, none twice.
+    urls_kept = [str(item["url"]) for item in second.items]
+    assert len(urls_kept) == len(set(urls_kept)) == len(_kept(second, urls, sites))
+    assert second.simdedup()["simdedup/content/moved"] == len(stories)
+    # Stored there, a third crawl meets each story at its new URL as a re-visit.
+    assert stories <= _kept(third, urls, sites)
+    assert "simdedup/url/revisits_failed" not in third.simdedup(), third.simdedup()

@@ -38,6 +38,7 @@ class Page:
     links: tuple[str, ...] = ()
     status: int = 200
     delay: float = 0.0  # seconds before answering
+    moved_to: str | None = None  # a 301 to this path
 
 
 @dataclass
@@ -84,6 +85,12 @@ def _handler(name: str, site: Site) -> type[BaseHTTPRequestHandler]:
                 return
             if found.delay:
                 time.sleep(found.delay)
+            if found.moved_to is not None:
+                self.send_response(301)
+                self.send_header("Location", found.moved_to)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if found.status != 200:
                 with suppress(OSError):
                     self.send_error(found.status)
@@ -152,6 +159,25 @@ def mirror_behind_a_wall(
         for n, path in enumerate(linked):
             site.pages[path] = page(f"article-{n}", delay=delay)
     return {"original": original, "mirror": mirror}
+
+
+def moving_news(moved: str | None, articles: int = 30) -> Site:
+    """A news site whose stories live at ``/article/N``; ``moved``: after the site moved
+    them to ``/posts/N``, its old URLs answer "301" (to the new one) or "404"."""
+    site = Site()
+    prefix = "/article/" if moved is None else "/posts/"
+    paths = tuple(f"{prefix}{n}" for n in range(1, articles + 1))
+    site.pages["/"] = page("home", paths[:10])
+    for n, path in enumerate(paths):
+        site.pages[path] = page(f"story-{n}", paths[n + 1 : n + 11])
+    if moved is not None:
+        for n in range(1, articles + 1):
+            old = f"/article/{n}"
+            if moved == "301":
+                site.pages[old] = page(f"story-{n - 1}", moved_to=f"/posts/{n}")
+            else:
+                site.pages[old] = page("gone", status=404)
+    return site
 
 
 def forum(threads: int = 60, removed: int = 8, slow_listing: float = 1.0) -> Site:
