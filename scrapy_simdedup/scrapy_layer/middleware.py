@@ -51,7 +51,7 @@ from scrapy_simdedup.url.actions import (
 from scrapy_simdedup.url.core import UrlCore
 from scrapy_simdedup.url.deadlines import Budget
 from scrapy_simdedup.url.judge import UrlJudge, fetched_before
-from scrapy_simdedup.url.parts import canonical_url
+from scrapy_simdedup.url.parts import canonical_or_none, canonical_url
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -293,6 +293,8 @@ class UrlSimHashMiddleware:
             redirected = request.meta.get("redirect_urls")
             if redirected and self.core is not None:  # their own responses never came here
                 self._guarded(self.core.redirected, list(redirected))
+                if self.core.revisits and 200 <= response.status < 300:
+                    self.state.moved.awaits(request.url, redirected[0])  # moved.py
         return response
 
     def process_exception(self, request: Request, exception: BaseException) -> None:
@@ -327,6 +329,8 @@ class UrlSimHashMiddleware:
             self._stats.inc_value(keys.URL_REISSUED_DROPPED)
         if request.meta.get(REVISIT_OF):  # it, or the redirect it led to (moved.py)
             self._revisit_failed(request)
+        elif request.meta.get("redirect_urls") and self.core is not None and self.core.revisits:
+            self._redirect_refused(request)
         if self.core is None:
             return
         entering = self._entering.pop(id(request), None)
@@ -442,13 +446,31 @@ class UrlSimHashMiddleware:
         """A page an earlier crawl kept, requested again (``_request_revisit``), brought
         nothing at its URL: its copy's URL is requested once more, and its item kept there
         (``moved.py``)."""
-        again = self.state.moved.request_again(request, request.meta[REVISIT_OF], _routed(request))
+        earlier = (request.meta.get("redirect_urls") or [request.url])[0]
+        again = self.state.moved.request_again(_routed(request), request.meta[REVISIT_OF], earlier)
         if again is None:
             return
         self._stats.inc_value(keys.URL_REVISITS_FAILED)
         logger.debug("simdedup: %s brought nothing again; requested %s", request.url, again.url)
         assert self.crawler.engine is not None
         self.crawler.engine.crawl(again)
+
+    def _redirect_refused(self, request: Request) -> None:
+        """The dupefilter refused the target of a redirect (this crawl fetched it): when an
+        earlier crawl's page now redirects to it, the page there is that page at its new
+        URL. Awaited if not judged yet; requested once more if dropped as its copy already
+        (``moved.py``)."""
+        assert self.core is not None
+        earlier = request.meta["redirect_urls"][0]
+        copied = self._guarded(self.core.judge.copied, request.url)
+        if copied is None or copied != canonical_or_none(earlier):
+            self.state.moved.awaits(request.url, earlier)
+            return
+        again = self.state.moved.request_again(_routed(request), request.url, earlier)
+        if again is not None:
+            self._stats.inc_value(keys.URL_REVISITS_FAILED)
+            assert self.crawler.engine is not None
+            self.crawler.engine.crawl(again)
 
     def _follow_failed(self, request: Request) -> None:
         """``FailedLinks.failed``; an error there is logged, never raised into Scrapy (the

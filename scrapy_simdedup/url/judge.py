@@ -20,7 +20,7 @@ from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.url.features import url_simhash
 from scrapy_simdedup.url.learner import FETCH, SAMPLE_EVERY, Decision, Rule, UrlLearner
 from scrapy_simdedup.url.news import RuleNews
-from scrapy_simdedup.url.parts import UrlParts, url_parts
+from scrapy_simdedup.url.parts import UrlParts, canonical_or_none, url_parts
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Container
@@ -380,6 +380,11 @@ class UrlJudge:
         """Another worker of the crawl found ``url``'s page not what its path promised."""
         if len(self.unpredicted_now) < MAX_REMEMBERED:
             self.unpredicted_now.add(url)
+
+    def copied(self, url: str) -> str | None:
+        """The page ``url``'s page was judged a copy of in this crawl (canonical), if so."""
+        canonical = canonical_or_none(url)
+        return self.copies_now.get(canonical) if canonical is not None else None
 
     def brought(self, url: str, *, judged_only: bool = False) -> bool:
         """Whether ``url`` was fetched in this crawl and its page (or the page it copies)

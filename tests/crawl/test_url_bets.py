@@ -631,22 +631,24 @@ def test_an_original_that_stops_serving_its_text_loses_no_article_its_mirror_has
     assert lost == [], (lost, plugin.simdedup(), _fetched_lines(plugin)[-60:])
 
 
-@pytest.mark.parametrize("old_urls", ["301", "404"])
+@pytest.mark.parametrize(("old_urls", "old_links"), [("301", 0), ("404", 0), ("301", 10)])
 def test_a_second_crawl_after_the_site_moved_its_urls_keeps_every_story(
-    old_urls: str, tmp_path: Path
+    old_urls: str, old_links: int, tmp_path: Path
 ) -> None:
     """The first crawl kept 30 stories at ``/article/N``; the site then moved them to
     ``/posts/N``, its old URLs a 301 to the new one or a 404. In the second crawl on the
     same index each ``/posts/N`` copies the first crawl's page, and the request for
     ``/article/N`` again brings nothing (the dupefilter refuses the redirect's target, or
     the 404): the story is kept at its new URL, as plain Scrapy's second crawl keeps it
-    (issue 60: 30 of 31 were missing from the feed)."""
+    (issue 60: 30 of 31 were missing from the feed). With ``old_links``, the home page still
+    links the first ten old URLs: a story met through its old URL's redirect is kept too."""
     site = urlsites.moving_news(moved=None)
     sites = {"news": site}
     with urlsites.serve(sites) as urls:
         first = _crawl(urls, tmp_path, "1.jsonl")
         assert _kept(first, urls, sites) == _distinct(sites)
-        site.pages = urlsites.moving_news(moved=old_urls).pages  # the same server, moved
+        moved = urlsites.moving_news(moved=old_urls, old_links=old_links)
+        site.pages = moved.pages  # the same server, the site moved
         plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", "ITEM_PIPELINES={}",
                        "DOWNLOADER_MIDDLEWARES={}")  # fmt: skip
         second = _crawl(urls, tmp_path, "2.jsonl", "LOG_LEVEL=DEBUG")

@@ -161,13 +161,15 @@ def mirror_behind_a_wall(
     return {"original": original, "mirror": mirror}
 
 
-def moving_news(moved: str | None, articles: int = 30) -> Site:
+def moving_news(moved: str | None, articles: int = 30, old_links: int = 0) -> Site:
     """A news site whose stories live at ``/article/N``; ``moved``: after the site moved
-    them to ``/posts/N``, its old URLs answer "301" (to the new one) or "404"."""
+    them to ``/posts/N``, its old URLs answer "301" (to the new one) or "404".
+    ``old_links``: the home page still links the first that many old URLs."""
     site = Site()
     prefix = "/article/" if moved is None else "/posts/"
     paths = tuple(f"{prefix}{n}" for n in range(1, articles + 1))
-    site.pages["/"] = page("home", paths[:10])
+    old = tuple(f"/article/{n}" for n in range(1, old_links + 1)) if moved else ()
+    site.pages["/"] = page("home", old + paths[:10])
     for n, path in enumerate(paths):
         site.pages[path] = page(f"story-{n}", paths[n + 1 : n + 11])
     if moved is not None:
