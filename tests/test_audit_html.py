@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
+from scrapy_simdedup.audit.bins import Histogram
+from scrapy_simdedup.audit.charts import LABEL_CHAR_PX, bar_chart
 from scrapy_simdedup.audit.html import NOT_IN_FEED, html_report
 from scrapy_simdedup.audit.summary import summarise
 
@@ -56,3 +59,18 @@ def test_charts_tables_and_the_side_by_side_view() -> None:
 def test_without_a_feed_the_pages_are_named_not_shown() -> None:
     page = html_report(summarise(_records()))
     assert "--feed FILE" in page and "class='sbs'" not in page
+
+
+def test_a_chart_of_twenty_bins_prints_labels_that_do_not_overlap() -> None:
+    # The similarity histogram's 20 labels ("0.80-0.85") printed on top of each other.
+    edges = [n / 20 for n in range(21)]
+    labels = [f"{edges[n]:.2f}-{edges[n + 1]:.2f}" for n in range(20)]
+    chart = bar_chart(Histogram("similarity", labels, {"dropped": list(range(20))}), marker="t")
+    ticks = re.findall(
+        r'<text x="([\d.]+)" y="[\d.]+" class="tick" text-anchor="middle">([^<]+)<', chart
+    )
+    assert 5 <= len(ticks) < 20
+    width = max(len(label) for label in labels) * LABEL_CHAR_PX
+    positions = [float(x) for x, _ in ticks]
+    assert all(b - a >= width for a, b in itertools.pairwise(positions)), positions
+    assert all(f"dropped {label}: " in chart for label in labels)  # each bin still named

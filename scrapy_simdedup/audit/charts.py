@@ -3,6 +3,7 @@ offline and in any browser."""
 
 from __future__ import annotations
 
+import math
 from html import escape
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,9 @@ if TYPE_CHECKING:
 WIDTH, HEIGHT = 640, 240
 LEFT, RIGHT, TOP, BOTTOM = 40, 10, 24, 46
 COLOURS = ("#3b6fb6", "#e08a2c", "#5a9e5a")
+LABEL_CHAR_PX = 6.5
+"""A tick label's width per character at the ticks' 11 px font: labels are printed one bin
+in so many that they never overlap (every bin's full label is in its bars' tooltips)."""
 
 
 def bar_chart(histogram: Histogram, *, marker: str, after: bool = False) -> str:
@@ -23,6 +27,8 @@ def bar_chart(histogram: Histogram, *, marker: str, after: bool = False) -> str:
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     slot = plot_w / max(1, len(bins))
     bar = slot * 0.8 / max(1, len(series))
+    widest = max((len(label) for label in bins), default=0) * LABEL_CHAR_PX
+    every = max(1, math.ceil((widest + LABEL_CHAR_PX) / slot))
     parts = [
         f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'role="img" aria-label="{escape(histogram.title)}">',
@@ -42,10 +48,11 @@ def bar_chart(histogram: Histogram, *, marker: str, after: bool = False) -> str:
                 f'width="{bar:.1f}" height="{height:.1f}" fill="{COLOURS[number % 3]}">'
                 f"<title>{escape(name)} {escape(label)}: {count}</title></rect>"
             )
-        parts.append(
-            f'<text x="{LEFT + (at + 0.5) * slot:.1f}" y="{TOP + plot_h + 14}" class="tick" '
-            f'text-anchor="middle">{escape(label)}</text>'
-        )
+        if at % every == 0:
+            parts.append(
+                f'<text x="{LEFT + (at + 0.5) * slot:.1f}" y="{TOP + plot_h + 14}" class="tick" '
+                f'text-anchor="middle">{escape(label)}</text>'
+            )
     if histogram.marked is not None:
         x = LEFT + (histogram.marked + (1 if after else 0)) * slot
         parts.append(
