@@ -291,7 +291,8 @@ class ContentJudge:
         simhash = done.fingerprint.simhash
         if simhash is not None and key not in self._stored:
             self.index.add(simhash, key, done.payload)
-            self._stored[key] = done.fingerprint.exact
+            if len(self._stored) < MAX_RELEASABLE:
+                self._stored[key] = done.fingerprint.exact
 
     def release(self, key: str) -> bool:
         """Forget a page stored in this run (a later pipeline dropped it), so it never blocks

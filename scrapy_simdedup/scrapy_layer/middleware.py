@@ -27,6 +27,7 @@ from scrapy_simdedup.index.heartbeats import Heartbeats
 from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.scrapy_layer.enabled import half_enabled_warning
 from scrapy_simdedup.scrapy_layer.failedlinks import MIRROR_OF, FailedLinks
+from scrapy_simdedup.scrapy_layer.moved import GONE
 from scrapy_simdedup.scrapy_layer.parking import ParkingLot
 from scrapy_simdedup.scrapy_layer.reissue import (
     REISSUED,
@@ -284,7 +285,7 @@ class UrlSimHashMiddleware:
 
     def process_response(self, request: Request, response: Response) -> Response:
         if not 200 <= response.status < 300 and request.meta.get(REVISIT_OF):
-            self._revisit_failed(request)
+            self._revisit_failed(request, gone=response.status in GONE)
         if self.core is not None:
             self._carry_out(
                 self._guarded(self.core.fetched, request.url, request, response.status) or [],
@@ -293,8 +294,8 @@ class UrlSimHashMiddleware:
             redirected = request.meta.get("redirect_urls")
             if redirected and self.core is not None:  # their own responses never came here
                 self._guarded(self.core.redirected, list(redirected))
-                if self.core.revisits and 200 <= response.status < 300:
-                    self.state.moved.awaits(request.url, redirected[0])  # moved.py
+                if self._moves_seen and 200 <= response.status < 300:
+                    self.state.moved.awaits(request.url, *redirected)  # moved.py
         return response
 
     def process_exception(self, request: Request, exception: BaseException) -> None:
@@ -303,7 +304,7 @@ class UrlSimHashMiddleware:
             self._not_an_error(exception)
             return
         if request.meta.get(REVISIT_OF):
-            self._revisit_failed(request)
+            self._revisit_failed(request, gone=False)
         if self.core is not None:
             self._carry_out(self._guarded(self.core.failed, request.url) or [], request)
 
@@ -327,9 +328,7 @@ class UrlSimHashMiddleware:
         """Scrapy's scheduler refused a request (its dupefilter): it is not queued."""
         if request.meta.get(REISSUED) and request.dont_filter:  # never expected
             self._stats.inc_value(keys.URL_REISSUED_DROPPED)
-        if request.meta.get(REVISIT_OF):  # it, or the redirect it led to (moved.py)
-            self._revisit_failed(request)
-        elif request.meta.get("redirect_urls") and self.core is not None and self.core.revisits:
+        if request.meta.get("redirect_urls") and self._moves_seen:  # moved.py
             self._redirect_refused(request)
         if self.core is None:
             return
@@ -442,16 +441,28 @@ class UrlSimHashMiddleware:
         assert self.crawler.engine is not None
         self.crawler.engine.crawl(again)
 
-    def _revisit_failed(self, request: Request) -> None:
+    @property
+    def _moves_seen(self) -> bool:
+        """Whether pages an earlier crawl kept may have moved (``moved.py``): a crawl on a
+        store it filled before, dropping copies (annotated, a copy is in the feed already)."""
+        return self.core is not None and self.core.revisits and self.core.drop
+
+    def _revisit_failed(self, request: Request, *, gone: bool) -> None:
         """A page an earlier crawl kept, requested again (``_request_revisit``), brought
-        nothing at its URL: its copy's URL is requested once more, and its item kept there
-        (``moved.py``)."""
-        earlier = (request.meta.get("redirect_urls") or [request.url])[0]
-        again = self.state.moved.request_again(_routed(request), request.meta[REVISIT_OF], earlier)
+        nothing at its URL: gone (404, 410) or down (an error, another status). Its copy's
+        URL is requested once more, and its item kept (``moved.py``)."""
+        if self._moves_seen:
+            self._request_moved(request, request.meta[REVISIT_OF], request.url, gone=gone)
+            self._stats.inc_value(keys.URL_REVISITS_FAILED)
+
+    def _request_moved(self, request: Request, url: str, earlier: str, *, gone: bool) -> None:
+        """``url`` once more, its page awaited as ``earlier``'s (``moved.py``)."""
+        if self._engine_closing():
+            return
+        again = self.state.moved.request_again(_routed(request), url, earlier, gone=gone)
         if again is None:
             return
-        self._stats.inc_value(keys.URL_REVISITS_FAILED)
-        logger.debug("simdedup: %s brought nothing again; requested %s", request.url, again.url)
+        logger.debug("simdedup: %s moved to %s: requested again", earlier, url)
         assert self.crawler.engine is not None
         self.crawler.engine.crawl(again)
 
@@ -461,16 +472,14 @@ class UrlSimHashMiddleware:
         URL. Awaited if not judged yet; requested once more if dropped as its copy already
         (``moved.py``)."""
         assert self.core is not None
-        earlier = request.meta["redirect_urls"][0]
-        copied = self._guarded(self.core.judge.copied, request.url)
-        if copied is None or copied != canonical_or_none(earlier):
-            self.state.moved.awaits(request.url, earlier)
+        hops = list(request.meta["redirect_urls"])
+        copied = self.core.judge.copied(request.url)
+        if copied is None or copied not in {canonical_or_none(hop) for hop in hops}:
+            self.state.moved.awaits(request.url, *hops)
             return
-        again = self.state.moved.request_again(_routed(request), request.url, earlier)
-        if again is not None:
+        if request.meta.get(REVISIT_OF):
             self._stats.inc_value(keys.URL_REVISITS_FAILED)
-            assert self.crawler.engine is not None
-            self.crawler.engine.crawl(again)
+        self._request_moved(request, request.url, copied, gone=True)
 
     def _follow_failed(self, request: Request) -> None:
         """``FailedLinks.failed``; an error there is logged, never raised into Scrapy (the

@@ -226,12 +226,11 @@ class ContentSeenPipeline:
             except StoreError as exc:
                 self._store_failed(exc)
                 return adapter.item
-        if (
-            verdict.copy
-            and verdict.original
-            and self.state.moved.arrived(verdict.key, verdict.original)
-        ):
-            verdict = self._moved(adapter, verdict)
+        arrival = ""
+        if verdict.copy and verdict.original:
+            arrival = self.state.moved.arrived(verdict.key, verdict.original)
+        if arrival:
+            verdict = self._moved(adapter, verdict, store=arrival == "moved")
         self._count(verdict)
         key, original = verdict.key, verdict.original
         if not key.startswith(TEXT_KEY):
@@ -250,13 +249,17 @@ class ContentSeenPipeline:
         self._annotate(adapter, original, verdict.distance)
         return adapter.item
 
-    def _moved(self, adapter: ItemAdapter, verdict: Verdict) -> Verdict:
+    def _moved(self, adapter: ItemAdapter, verdict: Verdict, *, store: bool) -> Verdict:
         """A page the site moved since an earlier crawl (its earlier URL brought nothing,
-        see ``moved.py``): kept, and stored under its new URL, so that the next crawl meets
-        it as a re-visit. Stored as a copy is (no sentences claimed, no blocks counted)."""
+        see ``moved.py``): kept, and with ``store`` stored under its new URL, so that the
+        next crawl meets it as a re-visit (as a copy is: no sentences claimed, no blocks
+        counted). Not ``store``: its earlier URL was down, and may be back next time."""
         self._stats.inc_value(keys.CONTENT_MOVED)
         logger.debug("simdedup: %s moved to %s: kept there", verdict.original, verdict.key)
+        kept = Verdict(verdict.key, verdict.key, found_by=verdict.found_by, revisit=True)
         judge = self.judge
+        if not store:
+            return kept
         config = self.config
         found = item_text(
             adapter, config.content_fields, config.max_text_chars, config.content_html,
@@ -267,7 +270,7 @@ class ContentSeenPipeline:
                 judge.keep_moved(judge.fingerprinted(found.text, None, found.outside), verdict.key)
             except StoreError as exc:
                 self._store_failed(exc)
-        return Verdict(verdict.key, verdict.key, found_by=verdict.found_by, revisit=True)
+        return kept
 
     def _count(self, verdict: Verdict) -> None:
         if verdict.exact_fallback:

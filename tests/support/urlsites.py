@@ -163,7 +163,8 @@ def mirror_behind_a_wall(
 
 def moving_news(moved: str | None, articles: int = 30, old_links: int = 0) -> Site:
     """A news site whose stories live at ``/article/N``; ``moved``: after the site moved
-    them to ``/posts/N``, its old URLs answer "301" (to the new one) or "404".
+    them to ``/posts/N``, its old URLs answer "301" (to the new one) or "404"; or "503":
+    the stories are at ``/posts/N`` and their old URLs are down.
     ``old_links``: the home page still links the first that many old URLs."""
     site = Site()
     prefix = "/article/" if moved is None else "/posts/"
@@ -177,8 +178,8 @@ def moving_news(moved: str | None, articles: int = 30, old_links: int = 0) -> Si
             old = f"/article/{n}"
             if moved == "301":
                 site.pages[old] = page(f"story-{n - 1}", moved_to=f"/posts/{n}")
-            else:
-                site.pages[old] = page("gone", status=404)
+            else:  # "404" (moved), "503" (down)
+                site.pages[old] = page("gone", status=int(moved))
     return site
 
 
