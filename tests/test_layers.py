@@ -59,6 +59,19 @@ def test_no_core_module_imports_scrapy_or_the_scrapy_layer() -> None:
     assert len(offenders) > 40  # the walk found the core
 
 
+SCRAPY_STATS = ("response_received_count", "item_scraped_count", "finish_reason")
+"""Names of Scrapy's own stats: the Scrapy layer reads them and hands the core numbers."""
+
+
+def test_no_core_module_reads_scrapys_own_stats() -> None:
+    offenders = {
+        str(path.relative_to(PACKAGE)): [name for name in SCRAPY_STATS if name in text]
+        for path in _core_modules()
+        if (text := path.read_text("utf-8"))
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
+
+
 def test_the_public_paths_only_re_export_the_scrapy_layer() -> None:
     for name in sorted(PUBLIC_PATHS):
         imports = _runtime_imports(PACKAGE / name) - {"__future__"}

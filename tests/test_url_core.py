@@ -89,8 +89,10 @@ def crawl(
         )  # fmt: skip
         lot, tally, clock = lot or Lot(), Tally(), Clock()
         core = UrlCore(
-            judge, lot, tally, drop=True, budget=budget, depth_limit=depth_limit, clock=clock
-        )
+            judge, lot, tally, drop=True, budget=budget, depth_limit=depth_limit, clock=clock,
+            counts=lambda: (int(tally.get_value("response_received_count", 0)),
+                            int(tally.get_value("item_scraped_count", 0))),
+        )  # fmt: skip
         core.opened()
         yield core, lot, tally, clock
 

@@ -219,6 +219,7 @@ class UrlSimHashMiddleware:
             store_failed=self._store_failed,
             failed=lambda: self.state.failed,
             revisits=self.revisits,
+            counts=self._crawl_counts,
         )
         core.resumed = _resumed_job(self.crawler) and self.state.location().kind != "redis"
         crawl = core.crawl = self.judge.crawl = self.state.crawl  # workers sharing a crawl
@@ -447,6 +448,14 @@ class UrlSimHashMiddleware:
         store it filled before, dropping copies (annotated, a copy is in the feed already)."""
         return self.core is not None and self.core.revisits and self.core.drop
 
+    def _crawl_counts(self) -> tuple[int, int]:
+        """Pages fetched and items scraped so far, as Scrapy's stats count them."""
+        stats = self._stats
+        return (
+            _int(stats.get_value("response_received_count", 0)),
+            _int(stats.get_value("item_scraped_count", 0)),
+        )
+
     def _revisit_failed(self, request: Request, *, gone: bool) -> None:
         """A page an earlier crawl kept, requested again (``_request_revisit``), brought
         nothing at its URL: gone (404, 410) or down (an error, another status). Its copy's
@@ -614,6 +623,10 @@ class UrlSimHashMiddleware:
     def _store_failed(self, exc: StoreError) -> None:
         self._stats.inc_value(keys.url_unchecked("store_error"))
         self.state.store_failed(exc)
+
+
+def _int(value: object) -> int:
+    return int(value) if isinstance(value, (int, float)) else 0
 
 
 def _exemption(request: Request) -> str:

@@ -100,7 +100,9 @@ class UrlCore(Generic[T]):
     re-visit; ``store_failed`` is told of a store error (the core then decides nothing
     more) and ``failed()`` says whether the crawl's store failed. ``drop=False`` (annotate
     mode) skips nothing: would-be skips are counted. ``revisits``: an earlier crawl's kept
-    pages may need a re-visit (a private store that holds some)."""
+    pages may need a re-visit (a private store that holds some). ``counts()``: the pages
+    fetched and the items scraped so far (the Scrapy layer reads Scrapy's stats), which
+    deadlines and a budget in pages or items are measured in."""
 
     def __init__(
         self,
@@ -115,6 +117,7 @@ class UrlCore(Generic[T]):
         store_failed: Callable[[StoreError], None] = lambda exc: None,
         failed: Callable[[], bool] = lambda: False,
         revisits: bool = False,
+        counts: Callable[[], tuple[int, int]] = lambda: (0, 0),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.judge = judge
@@ -136,6 +139,7 @@ class UrlCore(Generic[T]):
         self._store_failed = store_failed
         self._failed = failed
         self._clock = clock
+        self._counts = counts
         self._started = clock()
         self._next_tick = 0.0
         self._depths: dict[str, int] = {}  # under a depth limit: canonical URL -> its depth
@@ -1055,12 +1059,8 @@ class UrlCore(Generic[T]):
     # -- small helpers ---------------------------------------------------------------------
 
     def _progress(self) -> Progress:
-        tally = self.tally
-        return Progress(
-            self._clock() - self._started,
-            _int(tally.get_value("response_received_count", 0)),
-            _int(tally.get_value("item_scraped_count", 0)),
-        )
+        pages, items = self._counts()
+        return Progress(self._clock() - self._started, pages, items)
 
     def _parts(self, seen: Seen[T], *, count: bool) -> UrlParts | None:
         try:
@@ -1099,7 +1099,3 @@ def _source(url: str | None) -> UrlParts | None:
 def _path(template: str) -> str:
     """A section template without its host."""
     return template.partition("/")[2]
-
-
-def _int(value: object) -> int:
-    return int(value) if isinstance(value, (int, float)) else 0
