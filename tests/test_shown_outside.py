@@ -70,13 +70,20 @@ def test_main_content_gives_the_lines_its_extract_left_out() -> None:
     assert all(paragraph not in found.outside for paragraph in paragraphs)
 
 
-def test_a_reprint_laying_out_what_its_original_showed_aside_is_a_copy(
-    index: SimHashIndex,
-) -> None:
+def _original_stored(index: SimHashIndex) -> tuple[ContentJudge, list[str]]:
+    """A judge holding the news page whose box carries ``PULL_QUOTE``, stored as the
+    pipeline stores an HTML item (with what its extract left out); its paragraphs."""
     judge = ContentJudge(index)
     paragraphs = _paragraphs(ARTICLES[0])
     stored = main_content(_original(paragraphs, PULL_QUOTE))
     judge.judge(stored.text, "https://news.example/1", outside=stored.outside)
+    return judge, paragraphs
+
+
+def test_a_reprint_laying_out_what_its_original_showed_aside_is_a_copy(
+    index: SimHashIndex,
+) -> None:
+    judge, paragraphs = _original_stored(index)
     reprint = main_content(_reprint(paragraphs, PULL_QUOTE)).text
     verdict = judge.judge(reprint, "https://portal.example/r/1")
     assert verdict.copy and verdict.original == "https://news.example/1", verdict
@@ -101,10 +108,7 @@ def test_without_what_the_original_showed_the_same_reprint_adds_content(
 def test_a_reprint_adding_a_paragraph_its_original_never_showed_is_kept(
     index: SimHashIndex,
 ) -> None:
-    judge = ContentJudge(index)
-    paragraphs = _paragraphs(ARTICLES[0])
-    stored = main_content(_original(paragraphs, PULL_QUOTE))
-    judge.judge(stored.text, "https://news.example/1", outside=stored.outside)
+    judge, paragraphs = _original_stored(index)
     added = main_content(_reprint(paragraphs, f"{PULL_QUOTE}</p><p>{NEVER_SHOWN}")).text
     verdict = judge.judge(added, "https://portal.example/r/2")
     assert not verdict.copy and verdict.adds_content, verdict
@@ -125,10 +129,7 @@ def test_an_article_teased_beside_a_stored_one_is_kept(index: SimHashIndex) -> N
 def test_on_its_own_host_a_line_shown_aside_still_counts(index: SimHashIndex) -> None:
     # Two pages of one site differ by what they show: the same story with the box's quote
     # as a paragraph of its own, on the story's own host, is a page of its own.
-    judge = ContentJudge(index)
-    paragraphs = _paragraphs(ARTICLES[0])
-    stored = main_content(_original(paragraphs, PULL_QUOTE))
-    judge.judge(stored.text, "https://news.example/1", outside=stored.outside)
+    judge, paragraphs = _original_stored(index)
     verdict = judge.judge(
         main_content(_reprint(paragraphs, f"{PULL_QUOTE}</p><p>{NEVER_SHOWN}")).text,
         "https://news.example/1?print=1",
