@@ -270,15 +270,15 @@ def sentence_exacts(
     text: str, seed: int, *, most: int, leave_out: frozenset[int] = frozenset()
 ) -> list[int]:
     """The exact hashes of the blocks ``text`` would be cut into (sentences, runs of short
-    lines), but those in ``leave_out``: the ``most`` with the most words, in text order,
-    without their other hashes. What a stored page showed beside the text it was judged by
-    (``fingerprint/payload.py``)."""
+    lines), but those in ``leave_out``: the ``most`` with the most words, the longest first
+    (in text order among equals), without their other hashes. What a stored page showed
+    beside the text it was judged by (``fingerprint/payload.py``)."""
     lines = text[:MAX_BLOCK_CHARS].splitlines()
     found, _ = _head(lines, [False] * len(lines), seed)
     hashes = [_sentence_hash(sentence, seed) for sentence in found.sentences]
     wanted = [at for at, hashed in enumerate(hashes) if hashed not in leave_out]
     ranked = sorted(wanted, key=lambda at: -len(found.words[at]))[:most]
-    return [hashes[at] for at in sorted(ranked)]
+    return [hashes[at] for at in ranked]
 
 
 def packed_size(raw: bytes) -> int | None:

@@ -7,11 +7,12 @@ and its extractor keeps. The stored page still showed them: the exact hashes of 
 ``MAX_OUTSIDE`` blocks of the rest of its text (``outside``) let a comparison tell a line
 the original showed from a line the reprint adds (``judges/confirmation.py``).
 
-Layout: the sketch (``SKETCH_BYTES``), the blocks (``blocks.PackedBlocks``), then, when the
-page had text outside its content, a uint16 count and that many uint64 hashes,
-little-endian. Payloads stored before the outside hashes end with the blocks; a payload
-read by a version before them is taken as one stored before blocks were kept (compared by
-similarity alone), never misread.
+Layout: the sketch (``SKETCH_BYTES``), the blocks (``blocks.PackedBlocks``), then, when
+the page had text outside its content, a uint16 count and that many uint64 hashes,
+little-endian, the longest blocks first (a page's host counts its first
+``templates.SHOWN_COUNTED``). Payloads stored before the outside hashes end with the
+blocks; a payload read by a version before them is taken as one stored before blocks were
+kept (compared by similarity alone), never misread.
 """
 
 from __future__ import annotations
@@ -51,14 +52,26 @@ def split_payload(raw: bytes) -> StoredPayload:
     """The parts of a stored payload; a malformed one gives its bytes as blocks (which
     ``PackedBlocks.of`` then refuses) and no outside hashes."""
     sketch, rest = raw[:SKETCH_BYTES], raw[SKETCH_BYTES:]
+    end, hashes = _outside(rest)
+    return StoredPayload(sketch, rest[:end], frozenset(hashes))
+
+
+def outside_of(raw: bytes) -> tuple[int, ...]:
+    """A payload's outside hashes in the order they were given (``payload_of``): the
+    longest blocks first."""
+    return _outside(raw[SKETCH_BYTES:])[1]
+
+
+def _outside(rest: bytes) -> tuple[int, tuple[int, ...]]:
+    """Where the blocks of a payload's ``rest`` (all but its sketch) end, and the outside
+    hashes after them (none when malformed: then the blocks run to the end)."""
     end = packed_size(rest)
     if end is None or end == len(rest):
-        return StoredPayload(sketch, rest, frozenset())
+        return len(rest), ()
     trailer = rest[end:]
     if len(trailer) < _COUNT.size:
-        return StoredPayload(sketch, rest, frozenset())
+        return len(rest), ()
     (count,) = _COUNT.unpack_from(trailer)
     if len(trailer) != _COUNT.size + count * _HASH.size:
-        return StoredPayload(sketch, rest, frozenset())
-    hashes = frozenset(h for (h,) in _HASH.iter_unpack(trailer[_COUNT.size :]))
-    return StoredPayload(sketch, rest[:end], hashes)
+        return len(rest), ()
+    return end, tuple(h for (h,) in _HASH.iter_unpack(trailer[_COUNT.size :]))

@@ -28,7 +28,9 @@ give tells chrome from what a page adds, with no word list:
   adds nothing (``templates.PageTemplates.known``: a portal's cookie notice, its author's
   bio); nor does one the candidate's page showed outside the text it was judged by
   (``fingerprint/payload.py``: a caption, an embedded post its extractor left out, which a
-  reprint lays out as a paragraph);
+  reprint lays out as a paragraph); nor, after the content the pages share, one a stored
+  page of the page's own host showed so (``PageTemplates.shown_for``: its comment form's
+  terms, its newsletter box);
 * **place**: a cut reprint holds its original from the start (``_lead``: up to 80 words
   before it, a title, a byline, a caption; lines of links there do not count).
 
@@ -150,12 +152,15 @@ def confirm(
     template: frozenset[int] = frozenset(),
     *,
     same_host: bool = False,
+    host_shown: frozenset[int] = frozenset(),
 ) -> Confirmation:
     """Compare a page with a stored candidate's payload; ``template``: the template hashes
     of the blocks its host shares across pages. ``same_host``: the candidate is a page of
     the page's own host, where a new first line is no new title (an event, a product, a
     job on a shared description) and a page that holds another without being like it
-    (sketches) is a page of its own: only similarity confirms a copy there."""
+    (sketches) is a page of its own: only similarity confirms a copy there. ``host_shown``:
+    the exact hashes of the page's blocks that a stored page of its own host showed outside
+    the text it was judged by (``PageTemplates.shown_for``)."""
     parts = split_payload(payload)
     mine, theirs = done.fingerprint.sketch, Sketch.from_bytes(parts.sketch)
     if mine is None or theirs is None:
@@ -173,7 +178,13 @@ def confirm(
     retitles = not same_host
     shown = parts.outside if retitles else frozenset()
     page = _compared(
-        blocks, stored_blocks, template, retitles=retitles, enough=NOVEL_MIN_WORDS, shown=shown
+        blocks,
+        stored_blocks,
+        template,
+        retitles=retitles,
+        enough=NOVEL_MIN_WORDS,
+        shown=shown,
+        host_shown=host_shown if retitles else frozenset(),
     )
     adds = page.novel_read >= NOVEL_MIN_WORDS
     # A page sure to add content is no copy: the stored page's side is counted as it is.
@@ -229,16 +240,22 @@ def _compared(
     retitles: bool = True,
     enough: int | None = None,
     shown: frozenset[int] = frozenset(),
+    host_shown: frozenset[int] = frozenset(),
 ) -> _Compared:
     """``retitles``: the pages are of two hosts, where a new first line is a new title and
     lines of links add nothing. ``enough``: once the page has this many novel words (as
     read) it adds content whatever the rest: its other sentences are then not tested for
     edits (the tests are most of a comparison's cost, and a distinct page has many).
     ``shown``: exact hashes of blocks the other page showed outside its judged text (see
-    ``_Shown``)."""
+    ``_Shown``). ``host_shown``: exact hashes of blocks a stored page of this page's host
+    showed outside its judged text: after the first block the two pages share they are its
+    host's (a comment form's terms, a newsletter box, a cookie notice at the foot); before
+    it, a page's lead is what it adds to the other's text, and a site teases its own
+    stories' first paragraphs on its other pages."""
     places = _places(theirs)
     content = chrome = templated = novel = chinese = untested = 0
     outside = _Shown(mine, places, shown)
+    shared_from = _first_held(mine, places) if host_shown else len(mine)
     added: set[int] = set()
     counted: set[int] = set()
     held_at: list[int] = []  # where it has the other's content, as it is or edited
@@ -262,6 +279,9 @@ def _compared(
         if not matched:
             added.add(block.template_hash)
             if outside.takes(at, block):
+                continue
+            if at > shared_from and block.exact in host_shown:
+                templated += block.words
                 continue
         if block.chrome:
             chrome += block.words
@@ -327,6 +347,11 @@ class _Shown:
             self._around += block.words
         self.words += block.words
         return True
+
+
+def _first_held(mine: tuple[Block, ...], places: dict[int, list[int]]) -> int:
+    """Where ``mine`` first has a block of the other page as it is (past all: nowhere)."""
+    return next((at for at, block in enumerate(mine) if block.exact in places), len(mine))
 
 
 def _edited(

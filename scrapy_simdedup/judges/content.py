@@ -16,12 +16,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted, fingerprinted
+from scrapy_simdedup.fingerprint.payload import outside_of
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.fingerprint.textprint import exact_hash
 from scrapy_simdedup.index.permuted import QueryOrAdd
 from scrapy_simdedup.judges.candidates import best_candidates
 from scrapy_simdedup.judges.confirmation import Confirmation, confirm
-from scrapy_simdedup.judges.templates import PageTemplates, host_of
+from scrapy_simdedup.judges.templates import SHOWN_COUNTED, PageTemplates, host_of, shown_host
 from scrapy_simdedup.judges.verdict import Verdict
 
 if TYPE_CHECKING:
@@ -219,7 +220,14 @@ class ContentJudge:
         """The confirmation against one candidate, its host's template left out."""
         template = templates.of(match.key)
         same_host = host_of(match.key) == templates.host
-        return confirm(done, match.payload, self.confirm_similarity, template, same_host=same_host)
+        return confirm(
+            done,
+            match.payload,
+            self.confirm_similarity,
+            template,
+            same_host=same_host,
+            host_shown=templates.shown_for(match.key),
+        )
 
     def _decide_exactly(self, exact: int, key: str, record: bool) -> Verdict:
         """Too short for a SimHash: the exact text hash is the only look-up."""
@@ -276,6 +284,9 @@ class ContentJudge:
         if not found.claimed:  # else the look-up that stored it took them at once
             self.index.record_sentences(done.sentences - templates.skipped_sentences, key)
         self._remember(key, fingerprint.exact)
+        shown = outside_of(payload)[:SHOWN_COUNTED]
+        if shown and templates.host:
+            blocks.count_page(shown_host(templates.host), shown)
         with blocks.counting(templates.host, done.blocks.templates, templates.counts) as counts:
             # Last, with the counts (one batch): never an exact entry without its page.
             self.index.exact_or_add(fingerprint.exact, key, along=counts)

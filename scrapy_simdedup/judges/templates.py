@@ -42,6 +42,17 @@ def _site(host: str, port: int | None) -> str:
     return f"{host}:{port}" if port else host
 
 
+SHOWN_COUNTED = 32
+"""A stored page's longest blocks outside its judged text counted for its host (``shown_host``):
+its notices, its author's bio, its comment form's terms are long lines, a menu's are short."""
+
+
+def shown_host(host: str) -> str:
+    """Where the blocks ``host``'s stored pages showed outside their judged text are counted:
+    a name no host has (it holds a space), so they never mix with its template's counts."""
+    return f"{host} shown"
+
+
 class PageTemplates:
     """A page's template blocks, by their template hashes (volatile tokens masked): its own
     site's (``own``, from ``counts``), and with a candidate's site's as well (a mirror
@@ -52,7 +63,10 @@ class PageTemplates:
     Against a page of another host, every block a stored page of the page's own host
     already carries is left out too (``known``): a portal's cookie notice, its author's
     bio, its newsletter box are on its other pages, and dropping a copy that adds only
-    them loses no text the store does not hold."""
+    them loses no text the store does not hold. So are, after the content the two pages
+    share, the blocks a stored page of its host showed outside the text it was judged by
+    (``shown_for``): the extractor left that page's comment form and newsletter box out,
+    and a reprint's extract keeps them."""
 
     def __init__(self, blocks: BlockCounts, page: PackedBlocks, key: str | None) -> None:
         self._blocks, self._templates = blocks, page.templates
@@ -73,6 +87,8 @@ class PageTemplates:
             if chrome or masked in self.own
         )
         self._with: dict[str, frozenset[int]] = {}
+        self._exacts = page.exacts
+        self._shown: frozenset[int] | None = None
 
     def of(self, candidate: str) -> frozenset[int]:
         """The template blocks to leave out when the page is compared with ``candidate``."""
@@ -82,3 +98,12 @@ class PageTemplates:
         if host not in self._with:
             self._with[host] = self.known | self._blocks.template(host, self._templates)
         return self._with[host]
+
+    def shown_for(self, candidate: str) -> frozenset[int]:
+        """Against a page of another host: the exact hashes of the page's blocks that a
+        stored page of its own host showed outside the text it was judged by (read once)."""
+        if not self.host or host_of(candidate) == self.host:
+            return frozenset()
+        if self._shown is None:
+            self._shown = frozenset(self._blocks.counts(shown_host(self.host), self._exacts))
+        return self._shown
