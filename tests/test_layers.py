@@ -99,3 +99,19 @@ def test_the_core_runs_in_a_process_without_scrapy() -> None:
         timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_only_the_index_asks_what_kind_of_store_it_is_on() -> None:
+    """Outside ``index/`` a store is asked one question, ``shared`` (``shared_store``):
+    whether several workers share it. No type or kind checks there (issue 59)."""
+    kinds = ('.kind == "redis"', '.kind != "redis"')
+    offenders = {
+        str(path.relative_to(PACKAGE)): [
+            line.strip()
+            for line in path.read_text("utf-8").splitlines()
+            if ("AtomicStore" in line and "isinstance(" in line) or any(k in line for k in kinds)
+        ]
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if PACKAGE / "index" not in path.parents
+    }
+    assert {path: lines for path, lines in offenders.items() if lines} == {}

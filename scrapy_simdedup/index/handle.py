@@ -22,6 +22,7 @@ from scrapy_simdedup.index.permuted import (
     Repaired,
     Verification,
 )
+from scrapy_simdedup.index.stores.atomic import AtomicStore, shared_store
 from scrapy_simdedup.index.tables import TableDesign, choose_design
 
 if TYPE_CHECKING:
@@ -75,6 +76,11 @@ class SimHashIndex:
     def store(self) -> Store:
         """The store the index is on (its own records beside the other kinds of keyspace.py)."""
         return self._open().store
+
+    @property
+    def shared(self) -> AtomicStore | None:
+        """The store, when several workers share it (``shared_store``); else None."""
+        return shared_store(self.store)
 
     @property
     def design(self) -> TableDesign:

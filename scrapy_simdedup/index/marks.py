@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.index import keyspace
-from scrapy_simdedup.index.stores.atomic import AtomicStore, GuardedWrite
+from scrapy_simdedup.index.stores.atomic import GuardedWrite, shared_store
 
 if TYPE_CHECKING:
     from scrapy_simdedup.index.permuted import PermutedIndex
@@ -29,7 +29,7 @@ class FetchedMarks:
         self.lock = index.lock
         self._prefix = index.namespace + keyspace.MARK
         self._count = index.namespace + keyspace.MARK_COUNT
-        self._atomic = self.store if isinstance(self.store, AtomicStore) else None
+        self._atomic = shared_store(self.store)
 
     def add(self, url: str) -> None:
         """Record ``url`` (once: the count moves only for a new one)."""

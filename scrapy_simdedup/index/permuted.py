@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.index import keyspace, shared
 from scrapy_simdedup.index.memtables import DEFAULT_TABLE_MEMORY, MemoryTables, memory_tables
 from scrapy_simdedup.index.progress import Progress, Report
-from scrapy_simdedup.index.stores.atomic import AtomicStore
+from scrapy_simdedup.index.stores.atomic import AtomicStore, shared_store
 from scrapy_simdedup.index.tables import BITS, TableDesign
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ class PermutedIndex:
         self.namespace = namespace
         self.lock = threading.RLock()
         self._held = False
-        self._atomic = store if isinstance(store, AtomicStore) else None
+        self._atomic = shared_store(store)
         self.malformed = 0  # table entries too broken to read, skipped
         self._count_key = namespace + keyspace.COUNT
         self._doc = namespace + keyspace.DOCUMENT
@@ -214,6 +214,11 @@ class PermutedIndex:
             stop = head + after.to_bytes(8, "big") if after < _TOP else _next_head(head)
             ranges.append((head + value.to_bytes(8, "big"), stop))
         return ranges
+
+    @property
+    def shared(self) -> AtomicStore | None:
+        """The store, when several workers share it (``shared_store``); else None."""
+        return self._atomic
 
     @property
     def namespace_length(self) -> int:

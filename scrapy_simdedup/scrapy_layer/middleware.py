@@ -24,7 +24,6 @@ from scrapy_simdedup import stats as keys
 from scrapy_simdedup.config import SimDedupConfig, crawl_budget, depth_limit
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.index.heartbeats import Heartbeats
-from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.scrapy_layer.enabled import half_enabled_warning
 from scrapy_simdedup.scrapy_layer.failedlinks import MIRROR_OF, FailedLinks
 from scrapy_simdedup.scrapy_layer.moved import GONE
@@ -190,7 +189,7 @@ class UrlSimHashMiddleware:
         # Only an earlier crawl's pages can need a re-visit, and a page not kept here is an
         # earlier crawl's only where no other crawl shares the store now (LevelDB is
         # locked, memory is private): otherwise no fetched request is remembered for it.
-        self.revisits = len(self.judge) > 0 and self.state.location().kind != "redis"
+        self.revisits = len(self.judge) > 0 and self.judge.urls.shared is None
 
     @property
     def _stats(self) -> Any:
@@ -202,9 +201,11 @@ class UrlSimHashMiddleware:
         if self.judge is None:
             self.open_judge()
         assert self.judge is not None and self.crawler.spider is not None
-        store = self.judge.urls.store
-        if isinstance(store, AtomicStore):  # shared: requests a dead worker parked are taken
-            self.heartbeats = self.state.heartbeats or Heartbeats(store, self.config.worker_timeout)
+        store, shared = self.judge.urls.store, self.judge.urls.shared
+        if shared is not None:  # requests a dead worker parked are taken
+            self.heartbeats = self.state.heartbeats or Heartbeats(
+                shared, self.config.worker_timeout
+            )
             self._guarded(self.heartbeats.beat)
         owner = self.heartbeats.worker if self.heartbeats else ""
         lot = ParkingLot(store, self.crawler.spider, owner=owner)
@@ -221,7 +222,7 @@ class UrlSimHashMiddleware:
             revisits=self.revisits,
             counts=self._crawl_counts,
         )
-        core.resumed = _resumed_job(self.crawler) and self.state.location().kind != "redis"
+        core.resumed = _resumed_job(self.crawler) and shared is None
         crawl = core.crawl = self.judge.crawl = self.state.crawl  # workers sharing a crawl
         if self.heartbeats is not None:
             self.adoption = Adoption(lot, self._send_adopted, self._store_failed)

@@ -23,7 +23,7 @@ from scrapy.utils.request import request_from_dict
 
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.shared import delete_if
-from scrapy_simdedup.index.stores.atomic import AtomicStore, GuardedWrite
+from scrapy_simdedup.index.stores.atomic import GuardedWrite, shared_store
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Container, Iterator
@@ -171,18 +171,17 @@ class ParkingLot:
     def claim(self, parked: Parked) -> bytes | None:
         """Rewrite ``parked`` as this worker's, if it still is as read (one compare-and-set:
         of workers racing for it, one wins); the record as now stored, or None."""
-        if not isinstance(self.store, AtomicStore):
+        shared = shared_store(self.store)
+        if shared is None:
             raise TypeError("only a store several workers share has requests to claim")
         mine = json.dumps({**parked.data, OWNER: self.owner}, default=_encode).encode()
-        taken = self.store.write_if(
-            GuardedWrite({parked.key: mine}, expect={parked.key: parked.raw})
-        )
+        taken = shared.write_if(GuardedWrite({parked.key: mine}, expect={parked.key: parked.raw}))
         return mine if taken else None
 
     def release(self, key: bytes, claimed: bytes) -> None:
         """Remove a claimed record once its request is with the engine (unless it changed)."""
-        if isinstance(self.store, AtomicStore):
-            delete_if(self.store, key, claimed)
+        if (shared := shared_store(self.store)) is not None:
+            delete_if(shared, key, claimed)
 
     def request(self, parked: Parked) -> Request | None:
         """The request in ``parked``; None, counted in ``malformed``, when this spider

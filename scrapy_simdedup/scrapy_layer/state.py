@@ -116,9 +116,9 @@ class DedupState:
             "simdedup: content index at %s (%s, %s), %d pages already stored",
             location, location.kind, index.design.describe(), len(index),
         )  # fmt: skip
-        if isinstance(index.store, AtomicStore):
+        if (shared := index.shared) is not None:
             try:
-                self._join(index.store)
+                self._join(shared)
             except BaseException:
                 index.close()
                 self._unclaim_folder()

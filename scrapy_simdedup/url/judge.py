@@ -16,7 +16,6 @@ from scrapy_simdedup.errors import UrlNotCheckedError
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.marks import FetchedMarks
 from scrapy_simdedup.index.mirrorchoice import agreed_copy
-from scrapy_simdedup.index.stores.atomic import AtomicStore
 from scrapy_simdedup.url.features import url_simhash
 from scrapy_simdedup.url.learner import FETCH, SAMPLE_EVERY, Decision, Rule, UrlLearner
 from scrapy_simdedup.url.news import RuleNews
@@ -94,7 +93,7 @@ class UrlJudge:
         store several workers share, rules are exchanged with them while they run."""
         urls = index.companion(keyspace.URL_INDEX, max_distance, expected_size)
         judged = _Judged()
-        shared = urls.store if isinstance(urls.store, AtomicStore) else None
+        shared = urls.shared
         learner = UrlLearner(
             urls.store,
             judged,

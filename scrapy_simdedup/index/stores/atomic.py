@@ -57,6 +57,13 @@ class Probed:
     owners: list[tuple[bytes, bytes]] = field(default_factory=list)
 
 
+def shared_store(store: Store) -> AtomicStore | None:
+    """``store`` when several workers share it (its look-up-and-write steps are atomic on
+    the server: Redis), else None (LevelDB is locked by one process, memory is private).
+    The one question code outside ``index/`` asks of a store's kind."""
+    return store if isinstance(store, AtomicStore) else None
+
+
 @runtime_checkable
 class AtomicStore(Store, Protocol):
     """A shared store whose look-up-and-write steps are each atomic on the server."""
