@@ -34,12 +34,15 @@ MISSING_CONTENT_FIELDS = "missing_content_fields"
 @dataclass(frozen=True)
 class ItemText:
     """The text to fingerprint, or why there is none (a stats reason). ``outside``: the
-    lines of an HTML field's page its main content left out (``main_content``)."""
+    lines of an HTML field's page its main content left out (``main_content``). ``page``:
+    that page's markup, when the text is the main content of one HTML field and nothing
+    else (a stricter extraction of it may be asked for: ``fingerprint/stricter.py``)."""
 
     text: str = ""
     skipped: str | None = None
     truncated: bool = False
     outside: str = ""
+    page: str | bytes = ""
 
 
 def item_text(
@@ -57,16 +60,18 @@ def item_text(
     reasons: list[str] = []
     sources: list[str] = []
     outside: list[str] = []
+    pages: list[str | bytes] = []
     for name in fields:
         value = adapter.get(name)
         if value is None:
             continue
-        found, reason = _field_text(value, max_chars, html, main)
+        found, reason, page = _field_text(value, max_chars, html, main)
         if reason:
             reasons.append(reason)
         elif found.text.strip():
             parts.append(found.text)
             sources.append(name)
+            pages.append(page)
             if found.outside:
                 outside.append(found.outside)
     if not parts:
@@ -74,9 +79,10 @@ def item_text(
     if _title_alone(fields, sources, parts):
         return ItemText(skipped=MISSING_CONTENT_FIELDS)
     text, left_out = "\n".join(parts), "\n".join(outside)
+    page = pages[0] if len(pages) == 1 else ""
     if len(text) > max_chars:
         return ItemText(text[:max_chars], truncated=True, outside=left_out)
-    return ItemText(text, outside=left_out)
+    return ItemText(text, outside=left_out, page=page)
 
 
 def _title_alone(fields: tuple[str, ...], sources: list[str], parts: list[str]) -> bool:
@@ -90,19 +96,25 @@ def _title_alone(fields: tuple[str, ...], sources: list[str], parts: list[str]) 
 
 def _field_text(
     value: object, max_chars: int, html: str, main: bool
-) -> tuple[MainContent, str | None]:
+) -> tuple[MainContent, str | None, str | bytes]:
+    """The field's text, or why none; and its markup when its main content was taken."""
     try:
+        page: str | bytes = ""
         if isinstance(value, str):
             if html == "html" or (html == "auto" and looks_like_html(value)):
-                return _reduced(value[: max_chars * HTML_PER_TEXT_CHAR], main), None
-            return MainContent(value), None
-        if isinstance(value, bytes):
-            return _reduced(value[: max_chars * HTML_PER_TEXT_CHAR], main), None
-        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-            return MainContent("\n".join(value)), None
+                page = value[: max_chars * HTML_PER_TEXT_CHAR]
+            else:
+                return MainContent(value), None, ""
+        elif isinstance(value, bytes):
+            page = value[: max_chars * HTML_PER_TEXT_CHAR]
+        elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            return MainContent("\n".join(value)), None, ""
+        else:
+            return MainContent(""), "unsupported_type", ""
+        reduced = _reduced(page, main)
+        return reduced, None, page if main else ""
     except UndecodablePageError as exc:
-        return MainContent(""), exc.reason
-    return MainContent(""), "unsupported_type"
+        return MainContent(""), exc.reason, ""
 
 
 def _reduced(page: str | bytes, main: bool) -> MainContent:

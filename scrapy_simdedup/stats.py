@@ -21,6 +21,10 @@ CONTENT_REPEATED_KEYS = "simdedup/content/repeated_keys"  # a key's second item 
 CONTENT_ADDS_CONTENT = "simdedup/content/adds_content"  # similar, but with words of its own
 CONTENT_EXACT_COPIES = "simdedup/content/exact_copies"  # found by the text hash alone
 CONTENT_HELPER_FINGERPRINTS = "simdedup/content/helper_fingerprints"  # in the helper process
+CONTENT_STRICTER = "simdedup/content/stricter_extractions"
+"""HTML pages read again by the stricter extraction: their extract added content to another
+site's stored page (``fingerprint/stricter.py``)."""
+CONTENT_STRICTER_COPIES = "simdedup/content/stricter_copies"  # copies by that text
 HELPER_CPU_SECONDS = "simdedup/helper/cpu_seconds"  # the helper process's CPU, when it exited
 CONTENT_TRUNCATED = "simdedup/content/truncated"
 CONTENT_STORE_ERRORS = "simdedup/content/store_errors"

@@ -23,7 +23,9 @@ Every line has ``event``, ``time`` (UTC, ISO 8601, milliseconds) and the page it
   judged to be: ``content_words``, ``chrome_words`` (source / time / views lines, notices,
   editor lines, share and previous/next links), ``template_words`` (its host's
   template, learned with volatile tokens masked) and ``shown_words`` (lines the stored
-  page showed outside the text it was judged by: its captions, boxes, embedded posts).
+  page showed outside the text it was judged by: its captions, boxes, embedded posts);
+  ``stricter`` is true when the page was compared by a stricter extraction of its markup,
+  its main content having added content to another site's stored page.
 * ``url_skipped``: ``url`` skipped before download on a ``rule`` (``mirror``, ``pattern``,
   ``trap``, ``strict``; ``rule_name`` says which), betting on ``counterpart`` (none for a
   trap). ``url_reissued``: a parked ``url`` sent again, ``why`` (``counterpart_failed``,
@@ -81,6 +83,7 @@ def content_record(verdict: Verdict, event: str) -> Record:
             chrome_words=confirmation.chrome_words,
             template_words=confirmation.template_words,
             shown_words=confirmation.shown_words,
+            stricter=confirmation.stricter,
         )
     return record
 

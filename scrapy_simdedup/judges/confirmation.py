@@ -113,6 +113,8 @@ class Confirmation:
     as they are): on a distinct page, the tests found nothing to cost what they cost.
     ``shown_words``: the words of the page's blocks the stored page showed outside the text
     it was judged by (its captions, its embedded posts), counted as neither side's content.
+    ``stricter``: the page was compared by a stricter extraction of its markup, its own
+    extract having added content (``fingerprint/stricter.py``).
     """
 
     similarity: float
@@ -130,6 +132,7 @@ class Confirmation:
     added: frozenset[int] = frozenset()
     untested_words: int = 0
     shown_words: int = 0
+    stricter: bool = False
 
     @property
     def direction(self) -> str:

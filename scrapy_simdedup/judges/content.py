@@ -26,6 +26,8 @@ from scrapy_simdedup.judges.templates import SHOWN_COUNTED, PageTemplates, host_
 from scrapy_simdedup.judges.verdict import Verdict
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.index.permuted import Match
 
@@ -98,8 +100,18 @@ class ContentJudge:
             return None
         return Verdict(key, owner, found_by="exact", revisit=owner == key)
 
-    def decide(self, done: Fingerprinted, key: str, *, record: bool = True) -> Verdict:
-        """The verdict from the page's fingerprints; with ``record`` a new page is stored."""
+    def decide(
+        self,
+        done: Fingerprinted,
+        key: str,
+        *,
+        record: bool = True,
+        stricter: Callable[[], Fingerprinted | None] | None = None,
+    ) -> Verdict:
+        """The verdict from the page's fingerprints; with ``record`` a new page is stored.
+        ``stricter``: the fingerprints of a stricter extraction of the page (its markup
+        read again: ``fingerprint/stricter.py``), made only when the page adds content to
+        a candidate of another host; a copy of one such candidate by that text is a copy."""
         if key in self._stored:  # stored meanwhile, while this item was fingerprinted
             return Verdict(key, key, found_by="same_key")
         fingerprint = done.fingerprint
@@ -112,6 +124,8 @@ class ContentJudge:
             return Verdict(key, key, found_by="simhash", revisit=True)
         confirmations = self._confirm_best(done, found.matches, templates)
         copied = next(((m, c) for m, c in confirmations if c.copy), None)
+        if copied is None and stricter is not None:
+            copied = self._stricter_copy(stricter, key, confirmations, templates.host)
         if record and copied is None and confirmations and not found.added:
             again, more = self._add_unless_new(done, key, payload, templates, found.matches)
             confirmations += more
@@ -202,6 +216,27 @@ class ContentJudge:
                 return again, more
             passed_by.update(match.key for match in fresh)
         return again, more
+
+    def _stricter_copy(
+        self,
+        stricter: Callable[[], Fingerprinted | None],
+        key: str,
+        confirmations: list[tuple[Match, Confirmation]],
+        host: str,
+    ) -> tuple[Match, Confirmation] | None:
+        """The candidate of another host the page's stricter text is a copy of, among those
+        its text added content to; None when none (or no stricter text)."""
+        added_to = [m for m, c in confirmations if c.adds_content and host_of(m.key) != host]
+        if not added_to or not host:
+            return None
+        strict = stricter()
+        if strict is None or strict.fingerprint.simhash is None:
+            return None
+        templates = PageTemplates(self.index.blocks, strict.blocks, key)
+        for match, confirmation in self._confirm_best(strict, added_to, templates):
+            if confirmation.copy:
+                return match, replace(confirmation, stricter=True)
+        return None
 
     def _confirm_best(
         self, done: Fingerprinted, matches: list[Match], templates: PageTemplates

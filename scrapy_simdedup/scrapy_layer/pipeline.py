@@ -15,6 +15,7 @@ from scrapy_simdedup.config import SimDedupConfig
 from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper, HelperStoppedError
 from scrapy_simdedup.fingerprint.helper.policy import helper_wanted
+from scrapy_simdedup.fingerprint.stricter import stricter_text
 from scrapy_simdedup.itemtext import MISSING_CONTENT_FIELDS, ItemText, item_text
 from scrapy_simdedup.judges.content import TEXT_KEY, ContentJudge
 from scrapy_simdedup.judges.incrawl import in_crawl
@@ -195,7 +196,8 @@ class ContentSeenPipeline:
             return self._verdict(adapter, early)
         if self._helper is not None and self._helper.ready:
             return self._decide_later(adapter, found, exact, key)
-        return self._decide(adapter, key, judge.fingerprinted(found.text, exact, found.outside))
+        done = judge.fingerprinted(found.text, exact, found.outside)
+        return self._decide(adapter, key, done, found)
 
     async def _decide_later(
         self, adapter: ItemAdapter, found: ItemText, exact: int, key: str
@@ -206,17 +208,29 @@ class ContentSeenPipeline:
             self._stats.inc_value(keys.CONTENT_HELPER_FINGERPRINTS)
         except HelperStoppedError:  # already logged, once
             done = self.judge.fingerprinted(found.text, exact, found.outside)
-        return self._decide(adapter, key, done)
+        return self._decide(adapter, key, done, found)
 
-    def _decide(self, adapter: ItemAdapter, key: str, done: Fingerprinted) -> Any:
-        if self.judge is None or self._failed:  # closed or failed while it was fingerprinted
+    def _decide(self, adapter: ItemAdapter, key: str, done: Fingerprinted, found: ItemText) -> Any:
+        judge = self.judge
+        if judge is None or self._failed:  # closed or failed while it was fingerprinted
             self._stats.inc_value(keys.content_skipped("store_unavailable"))
             return adapter.item
+
+        def stricter() -> Fingerprinted | None:
+            """The page's markup read again, stricter: only asked for when its extract
+            adds content to another site's stored page."""
+            self._stats.inc_value(keys.CONTENT_STRICTER)
+            text = stricter_text(found.page, found.text)
+            return judge.fingerprinted(text) if text else None
+
         try:
-            verdict = self.judge.decide(done, key)
+            verdict = judge.decide(done, key, stricter=stricter if found.page else None)
         except StoreError as exc:
             self._store_failed(exc)
             return adapter.item
+        confirmation = verdict.confirmation
+        if verdict.copy and confirmation is not None and confirmation.stricter:
+            self._stats.inc_value(keys.CONTENT_STRICTER_COPIES)
         return self._verdict(adapter, verdict)
 
     def _verdict(self, adapter: ItemAdapter, verdict: Verdict) -> Any:
