@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.corpora import chinese_paragraphs
 from scrapy_simdedup.fingerprint.maincontent import main_content
 from scrapy_simdedup.fingerprint.stricter import MAX_LEFT_OUT_WORDS, stricter_text
 from scrapy_simdedup.scrapy_layer.pipeline import NearDuplicateItem
@@ -193,6 +194,74 @@ def test_an_editors_note_beside_a_reprint_keeps_it(tmp_path: Path, box: str) -> 
         tmp_path,
         ("https://news.example/1", _news(PARAGRAPHS[0])),
         ("https://portal.example/n", page),
+    )
+
+
+def _answers(question: list[str], answers: list[str]) -> str:
+    """A Q&A page: each answer beside its vote buttons."""
+    votes = "<div class='votes'><button>up</button><span>3</span><button>down</button></div>"
+    posts = "".join(
+        f"<div class='answer'>{votes}<div class='post'><p>{answer}</p></div></div>"
+        for answer in answers
+    )
+    return _page(
+        f"<div id='content'><h1>A question</h1><div class='question'>{votes}<div class='post'>"
+        f"{_story(question)}</div></div><div id='answers'>{posts}</div></div>",
+        "Q&A",
+    )
+
+
+def test_a_qa_mirror_with_new_answers_beside_vote_buttons_is_kept(tmp_path: Path) -> None:
+    # Review: answers in boxes holding buttons were left out freely; only forms are now.
+    question, answers = PARAGRAPHS[0][:5], PARAGRAPHS[2][:6]
+    assert _kept(
+        tmp_path,
+        ("https://qa-a.example/q/1", _answers(question, answers[:1])),
+        ("https://qa-b.example/q/1", _answers(question, answers)),
+    )
+
+
+def test_a_correction_beside_a_print_button_keeps_a_reprint(tmp_path: Path) -> None:
+    correction = "<div class='tools'><p>" + NOTE + "</p><button>Print</button></div>"
+    assert _kept(
+        tmp_path,
+        ("https://news.example/1", _news(PARAGRAPHS[0])),
+        ("https://portal.example/c", _portal(PARAGRAPHS[0], correction)),
+    )
+
+
+def test_short_replies_beside_a_mirrored_post_keep_it(tmp_path: Path) -> None:
+    # Five replies of 14-21 words, each too short to be put back: their sum is past the
+    # bound of what the stricter text may leave out.
+    lengths = (14, 21, 17, 15, 18)
+    replies = [" ".join(p.split()[:n]) + "." for p, n in zip(PARAGRAPHS[3], lengths, strict=False)]
+    assert sum(len(r.split()) for r in replies) > MAX_LEFT_OUT_WORDS
+    beside = "".join(
+        f"<div class='reply'><span>user{n}</span><p>{r}</p><button>Reply</button></div>"
+        for n, r in enumerate(replies)
+    )
+    assert _kept(
+        tmp_path,
+        ("https://forum-a.example/t/2", _news(PARAGRAPHS[0])),
+        ("https://forum-b.example/t/2", _portal(PARAGRAPHS[0], beside)),
+    )
+
+
+def test_a_chinese_digest_of_a_stored_story_and_another_is_kept(tmp_path: Path) -> None:
+    # Review: Chinese words were counted by spaces, a paragraph as one word.
+    chinese = [p for p in chinese_paragraphs() if len(p) > 60]
+    digest = _page(
+        f"<div class='main'><article><h1>转载</h1>{_story(chinese[:8])}</article>"
+        f"<article><h2>另一篇</h2>{_story(chinese[20:26])}</article></div>",
+        "门户",
+    )
+    assert _kept(
+        tmp_path,
+        (
+            "https://news.example.cn/1",
+            _page(f"<article><h1>新闻</h1>{_story(chinese[:8])}</article>"),
+        ),
+        ("https://portal.example.cn/1", digest),
     )
 
 

@@ -10,15 +10,16 @@ from a paragraph of its own on a site met for the first time.
 trafilatura's precision extraction reads the markup as a reader's eye does (link density,
 comment and share sections, the elements around the text: the signals jusText and
 boilerpipe use too) and keeps the article with its comments and tables. What it leaves out
-of the extract is bounded, so that a page of two articles, or an article with a note of its
-own beside it, is never read as one article:
+of the extract is bounded, so that a page of two articles, or an article with replies or a
+note of its own beside it, is never read as one article:
 
-* lines of links (``linklines.py``) and lines of boxes that hold form controls (a comment
-  form, a newsletter sign-up, a cookie banner: ``_boxes``) may be left out, any number;
+* lines of links (``linklines.py``) and the text of small forms (a comment form's terms, a
+  sign-up's: a form is for input, its text tells how) may be left out, any number;
 * any other line of ``MIN_PARAGRAPH_WORDS`` words or more with a sentence's end (an
-  editor's note, a correction) is put back;
+  answer, an editor's note, a correction) is put back;
 * beyond those, at most ``MAX_LEFT_OUT_WORDS`` words may be left out (a byline, a caption,
-  an author's bio, headlines); past that the page has a second article, and no stricter
+  an author's bio, headlines, a cookie notice), counted as a reader counts them (two
+  Chinese characters a word); past that the page has content of its own, and no stricter
   text is given.
 """
 
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
 
 from scrapy_simdedup.errors import UndecodablePageError
 from scrapy_simdedup.fingerprint.linklines import MARKS, is_link_line
@@ -34,14 +34,15 @@ from scrapy_simdedup.fingerprint.pagetext import decode_page
 
 MIN_CHARS = 200
 """A stricter text shorter than this is the extractor missing the article, not a copy."""
-MAX_LEFT_OUT_WORDS = 150
-"""Words of lines neither links nor form boxes that the stricter text may leave out."""
+MAX_LEFT_OUT_WORDS = 60
+"""Words of lines neither links nor forms that the stricter text may leave out: as many as
+a stored page may show beside a reprint (``confirmation.SHOWN_AROUND_MAX_WORDS``)."""
 MIN_PARAGRAPH_WORDS = 25
 """A prose line this long that the stricter text left out is put back: a paragraph."""
-MAX_BOX_CHARS = 1000
-"""A box holding form controls is read up to its largest ancestor this short."""
-_CONTROLS = "form, input, button, select, textarea"
+MAX_FORM_CHARS = 1000
+"""A longer form holds a page (ASP.NET wraps whole pages in one): its text is no form's."""
 _PROSE = re.compile(r"\w[.!?。！？](?:\s|$)")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _STRIPPED = MARKS + "\u2022 \t"
 
 
@@ -63,7 +64,7 @@ def stricter_text(page: str | bytes, extract: str, *, content_type: str | None =
         )
         if not text or len(text) < MIN_CHARS:
             return ""
-        boxes = _boxes(markup)
+        forms = _forms(markup)
     except (UndecodablePageError, ValueError, TypeError, RecursionError):
         return ""
     kept = {_plain(line) for line in text.splitlines()}
@@ -74,9 +75,9 @@ def stricter_text(page: str | bytes, extract: str, *, content_type: str | None =
         plain = _plain(line)
         if not plain or plain in kept or plain in running or is_link_line(line):
             continue
-        if plain in boxes:
+        if plain in forms:
             continue
-        words = len(plain.split())
+        words = _read_words(plain)
         if words >= MIN_PARAGRAPH_WORDS and _PROSE.search(plain):
             put_back.append(plain)
             continue
@@ -86,25 +87,21 @@ def stricter_text(page: str | bytes, extract: str, *, content_type: str | None =
     return "\n".join([text, *put_back])
 
 
-def _boxes(markup: str) -> str:
-    """The text of the page's boxes that hold form controls, each read up to its largest
-    ancestor of at most ``MAX_BOX_CHARS`` characters, one box a line."""
+def _forms(markup: str) -> str:
+    """The text of the page's forms of at most ``MAX_FORM_CHARS`` characters, one a line."""
     from resiliparse.parse.html import HTMLTree
 
     body = HTMLTree.parse(markup).body
     if body is None:
         return ""
-    boxes: list[str] = []
-    for element in body.query_selector_all(_CONTROLS):
-        box: Any = element
-        while (parent := box.parent) is not None and parent.tag not in ("body", "html"):
-            if len(parent.text or "") > MAX_BOX_CHARS:
-                break
-            box = parent
-        text = box.text or ""
-        if len(text) <= MAX_BOX_CHARS:
-            boxes.append(_plain(text))
-    return "\n".join(boxes)
+    texts = (form.text or "" for form in body.query_selector_all("form"))
+    return "\n".join(_plain(text) for text in texts if len(text) <= MAX_FORM_CHARS)
+
+
+def _read_words(line: str) -> int:
+    """Words as a reader counts them: two Chinese (Japanese, Korean) characters a word."""
+    cjk = len(_CJK.findall(line))
+    return len(_CJK.sub(" ", line).split()) + cjk // 2
 
 
 def _plain(line: str) -> str:
