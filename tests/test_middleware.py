@@ -18,8 +18,8 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.misc import build_from_crawler
 
 from scrapy_simdedup import UrlSimHashMiddleware, hamming_distance, url_parts, url_simhash
-from scrapy_simdedup.scrapy_layer.middleware import COUNT_WORKERS_SECONDS
 from scrapy_simdedup.scrapy_layer.parking import ParkingLot
+from scrapy_simdedup.scrapy_layer.workers import COUNT_WORKERS_SECONDS
 from tests.support.components import memory_crawler
 
 ORIGINAL = "http://a.example"
@@ -661,13 +661,14 @@ async def _count_workers(redis_url: str) -> None:
     }  # fmt: skip
     with opened_middleware(settings) as first:
         assert first.core is not None and first.core.workers == 1
+        assert first.workers is not None
         with opened_middleware(settings) as second:
             assert second.core is not None and second.core.workers == 2
             first.process_request(Request(f"{ORIGINAL}/p/1.html"))
             assert first.core.workers == 1  # counted less than a second ago
-            first._workers_counted_at -= COUNT_WORKERS_SECONDS
+            first.workers.counted_at -= COUNT_WORKERS_SECONDS
             first.process_request(Request(f"{ORIGINAL}/p/2.html"))
             assert first.core.workers == 2
-        first._workers_counted_at -= COUNT_WORKERS_SECONDS
+        first.workers.counted_at -= COUNT_WORKERS_SECONDS
         first.process_request(Request(f"{ORIGINAL}/p/3.html"))
         assert first.core.workers == 1

@@ -9,7 +9,6 @@ the verdict log.
 from __future__ import annotations
 
 import logging
-import time
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +38,7 @@ from scrapy_simdedup.scrapy_layer.signals import content_released, content_verdi
 from scrapy_simdedup.scrapy_layer.startup import config_for
 from scrapy_simdedup.scrapy_layer.state import DedupState
 from scrapy_simdedup.scrapy_layer.verdictlog import CrawlVerdictLog
+from scrapy_simdedup.scrapy_layer.workers import SharedCrawlWorkers
 from scrapy_simdedup.url.actions import (
     FETCH,
     FollowFailed,
@@ -54,13 +54,10 @@ from scrapy_simdedup.url.judge import UrlJudge, fetched_before
 from scrapy_simdedup.url.parts import canonical_or_none, canonical_url
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from typing_extensions import Self
 
-    from scrapy_simdedup.scrapy_layer.reissue import Adopted
     from scrapy_simdedup.url.actions import Action, Fetch
 
 logger = logging.getLogger(__name__)
@@ -71,9 +68,6 @@ SAMPLE = "simdedup_sample"
 REVISIT_OF = "simdedup_revisit_of"
 """``Request.meta`` key of a page an earlier crawl kept, requested again because this crawl
 met only its copies: the copy's URL."""
-COUNT_WORKERS_SECONDS = 1.0
-"""How often, at most, a worker on a shared store counts the crawl's workers (a scan of
-their heartbeats): each sends its share of the requests a parameter rule learns from."""
 ENTERING = 64
 """Requests let into the scheduler remembered until Scrapy's scheduler takes or drops them:
 the engine sends ``request_dropped`` right after ``request_scheduled``, so a handful suffice
@@ -130,12 +124,8 @@ class UrlSimHashMiddleware:
         # Not a map of every queued request: its entries made each full garbage collection
         # of a crawl longer.
         self._entering: dict[int, tuple[Request, str]] = {}
-        self.heartbeats: Heartbeats | None = None  # on a store several workers share
-        self.adoption: Adoption | None = None
+        self.workers: SharedCrawlWorkers | None = None  # on a store several workers share
         self._pulse: Any = None  # the looping call: deadlines, heartbeats, dead workers
-        self._idle_since: float | None = None  # when this idle began (heartbeats' clock)
-        self._mourned: set[str] = set()  # dead workers whose end was logged
-        self._workers_counted_at = -COUNT_WORKERS_SECONDS
         self.failed_links: FailedLinks | None = None  # adaptive mode, skipping: failed links
 
     @classmethod
@@ -202,16 +192,16 @@ class UrlSimHashMiddleware:
             self.open_judge()
         assert self.judge is not None and self.crawler.spider is not None
         store, shared = self.judge.urls.store, self.judge.urls.shared
+        heartbeats = None
         if shared is not None:  # requests a dead worker parked are taken
-            self.heartbeats = self.state.heartbeats or Heartbeats(
-                shared, self.config.worker_timeout
-            )
-            self._guarded(self.heartbeats.beat)
-        owner = self.heartbeats.worker if self.heartbeats else ""
+            timeout = self.config.worker_timeout
+            heartbeats = self.state.heartbeats or Heartbeats(shared, timeout)
+            self._guarded(heartbeats.beat)
+        owner = heartbeats.worker if heartbeats else ""
         lot = ParkingLot(store, self.crawler.spider, owner=owner)
         core = self.core = UrlCore(
             self.judge,
-            RequestParking(lot, self.heartbeats.alive if self.heartbeats else None),
+            RequestParking(lot, heartbeats.alive if heartbeats else None),
             self._stats,
             drop=self.config.drop,
             budget=self.budget,
@@ -224,8 +214,15 @@ class UrlSimHashMiddleware:
         )
         core.resumed = _resumed_job(self.crawler) and shared is None
         crawl = core.crawl = self.judge.crawl = self.state.crawl  # workers sharing a crawl
-        if self.heartbeats is not None:
-            self.adoption = Adoption(lot, self._send_adopted, self._store_failed)
+        if heartbeats is not None:
+            self.workers = SharedCrawlWorkers(
+                heartbeats,
+                Adoption(lot, self._send_adopted, self._store_failed),
+                core,
+                guarded=self._guarded,
+                engine_closing=self._engine_closing,
+                failed=lambda: self.state.failed,
+            )
         if self.config.url_mode == "adaptive" and self.config.drop:
             core.follows_failed = True
             self.failed_links = FailedLinks(
@@ -234,7 +231,7 @@ class UrlSimHashMiddleware:
             )  # fmt: skip
         left = self._guarded(core.opened) or 0
         self._count_workers()
-        if self.heartbeats is not None:  # deadlines are looked at as requests go by
+        if self.workers is not None:  # deadlines are looked at as requests go by
             self._pulse = create_looping_call(self._beat)
             self._pulse.start(max(0.25, self.config.worker_timeout / 4), now=False)
         logger.info(
@@ -270,7 +267,8 @@ class UrlSimHashMiddleware:
 
     def process_request(self, request: Request) -> None:
         """The backstop: checks again with what was learned while the request waited."""
-        self._idle_since = None  # busy: a later idle is a new one
+        if self.workers is not None:
+            self.workers.busy()
         core = self.core
         if core is None:  # no URL index (the spider has not opened, or it has closed)
             self._stats.inc_value(keys.url_unchecked("store_unavailable"))
@@ -357,7 +355,8 @@ class UrlSimHashMiddleware:
             return
         self._count_workers()  # a worker that closed no longer has anything on its way
         reissued = self._carry_out(self._guarded(self.core.idle) or [])
-        if self._adopt() or reissued or self.core.awaiting:
+        adopted = self.workers is not None and self.workers.adopt_at_idle()
+        if adopted or reissued or self.core.awaiting:
             raise DontCloseSpider
 
     def spider_closed(self, reason: str = "finished") -> None:
@@ -369,8 +368,8 @@ class UrlSimHashMiddleware:
         core = self.core
         if core is not None:
             self._guarded(core.closed, reason)
-        if self.heartbeats is not None and not self.state.failed:  # after its final bets left
-            self._guarded(self.heartbeats.leave)
+        if self.workers is not None and not self.state.failed:  # after its final bets left
+            self.workers.leave()
         mirrors: list[str] = []
         if core is not None:
             core.count_rules()
@@ -545,73 +544,33 @@ class UrlSimHashMiddleware:
 
     # -- a shared store's workers -----------------------------------------------------------
 
+    @property
+    def heartbeats(self) -> Heartbeats | None:
+        """This worker's heartbeats, on a store several workers share."""
+        return self.workers.heartbeats if self.workers is not None else None
+
     def _beat(self) -> None:
         """Every ``SIMDEDUP_WORKER_TIMEOUT / 4`` seconds on a shared store: the bets'
-        deadlines, the heartbeat that tells the other workers this one is alive, and what
-        workers known dead parked, re-issued now: a crawl that ends on a budget never goes
-        idle, and their links were on pages already fetched."""
+        deadlines, and this worker's part among the others (``SharedCrawlWorkers.beat``)."""
         core = self.core
         if core is None or self.state.failed:
             return
         try:  # an error must not end the looping call: this worker would look dead
             self._carry_out(self._guarded(core.tick) or [])
-            heartbeats = self.heartbeats
-            if heartbeats is not None and self.adoption is not None:
-                self._guarded(heartbeats.beat)
-                if core.takes_over() and not self._engine_closing():
-                    self._take_over(lambda worker: False)
-                self._guarded(heartbeats.sweep)  # a killed worker leaves its crawl
+            if self.workers is not None:
+                self.workers.beat()
         except Exception:
             logger.exception("simdedup: the heartbeat failed; it goes on")
 
     def _count_workers(self) -> None:
-        """Tell the URL core how many workers share the crawl (their heartbeats), at most
-        every ``COUNT_WORKERS_SECONDS``: a worker that starts a moment after this one is
-        counted within a second, not at the next heartbeat."""
-        if self.core is None or self.heartbeats is None:
-            return
-        now = time.monotonic()
-        if now < self._workers_counted_at + COUNT_WORKERS_SECONDS:
-            return
-        self._workers_counted_at = now
-        others = self._guarded(self.heartbeats.others)
-        if others is not None:
-            self.core.workers = 1 + len(others)
-            self.core.rank = sum(other < self.heartbeats.worker for other in others)
-
-    def _adopt(self) -> bool:
-        """At idle on a shared store: re-issue what dead workers parked. True to stay open:
-        requests were re-issued, or a worker that parked some has not been seen to beat
-        since this one went idle (it may have died just before: known within
-        ``SIMDEDUP_WORKER_TIMEOUT``)."""
-        heartbeats = self.heartbeats
-        if heartbeats is None or self.adoption is None or self.core is None:
-            return False
-        if self.state.failed or not self.core.takes_over():
-            return False
-        if self._idle_since is None:
-            self._idle_since = heartbeats.clock()
-        since = self._idle_since
-        adopted = self._take_over(lambda worker: heartbeats.unsure(worker, since))
-        return adopted.reissued > 0 or adopted.waiting
+        if self.core is not None and self.workers is not None:
+            self.workers.count()
 
     def _engine_closing(self) -> bool:
         """Whether the engine is closing the spider: a request sent now would go to a
         scheduler about to be closed (Scrapy signals nothing before ``spider_closed``)."""
         slot = getattr(self.crawler.engine, "_slot", None)
         return getattr(slot, "closing", None) is not None
-
-    def _take_over(self, unsure: Callable[[str], bool]) -> Adopted:
-        """Re-issue what workers known dead parked (``Adoption``), and bury them."""
-        heartbeats, adoption, core = self.heartbeats, self.adoption, self.core
-        assert heartbeats is not None and adoption is not None and core is not None
-        adopted = adoption.adopt(core.bets, heartbeats.alive, unsure)
-        for worker in adopted.dead:
-            if worker not in self._mourned:
-                self._mourned.add(worker)
-                logger.info("simdedup: worker %s stopped; re-issued what it had parked", worker)
-            self._guarded(heartbeats.bury, worker)
-        return adopted
 
     def _guarded(self, action: Any, *args: Any) -> Any:
         """``action(*args)``, a store failure closing the spider (and returning None)."""
