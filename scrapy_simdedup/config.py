@@ -66,6 +66,13 @@ class SimDedupConfig:
     bars and footers laid out in plain ``div`` elements left out, by resiliparse's extractor;
     the whole text when the extract is under 20 words or a quarter of the page), or
     ``"page"``, all its readable text."""
+    stricter_reading: bool = True
+    """Whether an HTML page whose main content adds content to another site's stored page
+    is read again by a stricter extraction (trafilatura's precision mode, what it leaves out
+    bounded), and dropped when that text is a copy: a reprint inside a portal's comment
+    form, newsletter box and headlines met for the first time. It costs about four times the
+    main content's extraction, on such pages only. With ``SIMDEDUP_HTML_CONTENT = "page"``
+    pages are never read again."""
     key_field: str = "url"
     """The item field naming the page (its URL); an item without one is keyed by its text's
     hash."""

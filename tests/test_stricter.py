@@ -268,3 +268,16 @@ def test_a_chinese_digest_of_a_stored_story_and_another_is_kept(tmp_path: Path) 
 def test_a_page_the_stricter_extraction_cannot_read_is_judged_by_its_extract() -> None:
     assert stricter_text(b"\x00\x01\x02binary", "some extract") == ""
     assert stricter_text("<html><body><p>Too short.</p></body></html>", "Too short.") == ""
+
+
+def test_a_crawl_can_turn_the_stricter_reading_off(tmp_path: Path) -> None:
+    settings = {
+        "SIMDEDUP_STORE": "leveldb",
+        "SIMDEDUP_DIR": str(tmp_path),
+        "SIMDEDUP_STRICTER_READING": False,
+    }
+    with opened_pipeline(settings) as pipeline:
+        pipeline.process_item({"url": "https://news.example/1", "text": _news(PARAGRAPHS[0])})
+        item = {"url": "https://portal.example/r/1", "text": _portal(PARAGRAPHS[0])}
+        assert pipeline.process_item(item) is item
+        assert "simdedup/content/stricter_extractions" not in simdedup_stats(pipeline)

@@ -224,7 +224,8 @@ class ContentSeenPipeline:
             return judge.fingerprinted(text) if text else None
 
         try:
-            verdict = judge.decide(done, key, stricter=stricter if found.page else None)
+            reads_again = found.page and self.config.stricter_reading
+            verdict = judge.decide(done, key, stricter=stricter if reads_again else None)
         except StoreError as exc:
             self._store_failed(exc)
             return adapter.item
