@@ -65,6 +65,7 @@ _CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af
 _WORD = re.compile(f"[{_CJK_RANGES}]|[^\\W_{_CJK_RANGES}]+")  # a CJK character is a word
 _CJK_CHAR = re.compile(f"[{_CJK_RANGES}]")
 CJK_CHARS_PER_WORD = 2
+
 _COUNT = struct.Struct("<H")
 _OLD_BLOCK = struct.Struct("<QQQH")  # pages stored before masked hashes and chrome
 _BLOCK = struct.Struct("<QQQQH")
@@ -118,6 +119,13 @@ def similar_word_sets(wordset: int, words: int, other_set: int, other_words: int
         return False
     union = (wordset | other_set).bit_count()
     return (wordset & other_set).bit_count() >= MIN_WORDSET_SHARE * union
+
+
+def read_words(text: str) -> int:
+    """The words of ``text`` as a reader counts them (``Block.read_words``): a CJK
+    character is a word of its own in a block, half a word to a reader."""
+    cjk = len(_CJK_CHAR.findall(text))
+    return len(_WORD.findall(text)) - cjk + cjk // CJK_CHARS_PER_WORD
 
 
 def text_blocks(

@@ -29,6 +29,7 @@ import logging
 import re
 
 from scrapy_simdedup.errors import UndecodablePageError
+from scrapy_simdedup.fingerprint.blocks import read_words
 from scrapy_simdedup.fingerprint.linklines import MARKS, is_link_line
 from scrapy_simdedup.fingerprint.pagetext import decode_page
 
@@ -42,7 +43,6 @@ MIN_PARAGRAPH_WORDS = 25
 MAX_FORM_CHARS = 1000
 """A longer form holds a page (ASP.NET wraps whole pages in one): its text is no form's."""
 _PROSE = re.compile(r"\w[.!?。！？](?:\s|$)")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _STRIPPED = MARKS + "\u2022 \t"
 
 
@@ -77,7 +77,7 @@ def stricter_text(page: str | bytes, extract: str, *, content_type: str | None =
             continue
         if plain in forms:
             continue
-        words = _read_words(plain)
+        words = read_words(plain)
         if words >= MIN_PARAGRAPH_WORDS and _PROSE.search(plain):
             put_back.append(plain)
             continue
@@ -96,12 +96,6 @@ def _forms(markup: str) -> str:
         return ""
     texts = (form.text or "" for form in body.query_selector_all("form"))
     return "\n".join(_plain(text) for text in texts if len(text) <= MAX_FORM_CHARS)
-
-
-def _read_words(line: str) -> int:
-    """Words as a reader counts them: two Chinese (Japanese, Korean) characters a word."""
-    cjk = len(_CJK.findall(line))
-    return len(_CJK.sub(" ", line).split()) + cjk // 2
 
 
 def _plain(line: str) -> str:
