@@ -674,17 +674,9 @@ def test_a_page_with_fifty_candidates_confirms_a_few_and_finds_its_original(
     # within a few bits of each other. An item's URL variant, one word edited, has them
     # all for SimHash candidates; it is confirmed against MAX_CONFIRMED of them at most,
     # its own item first (the shingles tell it from its siblings), and dropped.
-    import re
-
     from scrapy_simdedup.judges import candidates, content
 
-    sentences = [
-        s for a in english_articles(6000) for line in a.splitlines()
-        for s in re.split(r"(?<=\.)\s+", line) if len(s.split()) >= 8
-    ]  # fmt: skip
-    template = "\n".join(sentences[:200])
-    vocabulary = sorted({w for s in sentences for w in re.findall(r"[a-z]{4,}", s)})
-    own = [" ".join(random.Random(n).sample(vocabulary, 20)).capitalize() for n in range(90)]
+    template, vocabulary, own = _shop()
     judge = ContentJudge(index)
     for n, sentence in enumerate(own):
         assert not judge.judge(f"{template}\n{sentence}.", f"https://shop.example/item/{n}").copy
@@ -710,3 +702,31 @@ def test_a_page_with_fifty_candidates_confirms_a_few_and_finds_its_original(
     other = " ".join(random.Random(99).sample(vocabulary, 20)).capitalize()
     assert not judge.judge(f"{template}\n{other}.", "https://shop.example/item/99").copy
     assert len(confirmed) <= candidates.MAX_CONFIRMED
+
+
+def _shop() -> tuple[str, list[str], list[str]]:
+    """A templated shop: 200 shared sentences, and 90 items' own sentences of 20 words drawn
+    from the same vocabulary (the template, the vocabulary, the own sentences)."""
+    import re
+
+    sentences = [
+        s for a in english_articles(6000) for line in a.splitlines()
+        for s in re.split(r"(?<=\.)\s+", line) if len(s.split()) >= 8
+    ]  # fmt: skip
+    vocabulary = sorted({w for s in sentences for w in re.findall(r"[a-z]{4,}", s)})
+    own = [" ".join(random.Random(n).sample(vocabulary, 20)).capitalize() for n in range(90)]
+    return "\n".join(sentences[:200]), vocabulary, own
+
+
+@pytest.mark.parametrize("seed", [87, 120])
+def test_no_shop_item_is_taken_for_a_sibling_whose_sentence_is_near_by_chance(seed: int) -> None:
+    # Under these store seeds two items' own sentences, unrelated, came close by chance:
+    # word sets sharing 13 of 17 bits (seed 87), SimHashes 10 bits apart (seed 120). Each
+    # sits after the same template line, so it read as the sibling's sentence edited in
+    # place, and the item was dropped. Word sets and SimHash must now agree.
+    template, _, own = _shop()
+    with open_index("memory", seed=seed) as index:
+        judge = ContentJudge(index)
+        for n, sentence in enumerate(own):
+            verdict = judge.judge(f"{template}\n{sentence}.", f"https://shop.example/item/{n}")
+            assert not verdict.copy, (n, verdict.original, verdict.confirmation)

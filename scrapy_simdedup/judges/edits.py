@@ -197,11 +197,13 @@ def edited(
         if other.exact not in spare:
             continue
         distance = (simhash ^ other.simhash).bit_count()
-        near = distance <= NEAR_BITS and (
-            abs(words - other.words) <= slack or distance <= CLOSE_BITS
+        near = (
+            distance <= NEAR_BITS
+            and (abs(words - other.words) <= slack or distance <= CLOSE_BITS)
+            and (not short or block.shares_words(other))
         )
         if not near and short:
-            near = similar_word_sets(wordset, words, other.wordset, other.words)
+            near = block.similar_words(other)
         if near and _aligned(mine, at, theirs, there, 1):
             return True
         if (
