@@ -11,7 +11,7 @@ from scrapy_simdedup.audit.records import url_requested_record
 from scrapy_simdedup.audit.report import report
 from scrapy_simdedup.audit.summary import last_crawl, summarise
 from scrapy_simdedup.audit.tuning import distance_advice, threshold_advice
-from scrapy_simdedup.url.learner import Rule
+from scrapy_simdedup.url.rules import Rule
 
 CRAWL = {"event": "crawl", "spider": "pages", "confirm_similarity": 0.8, "content_max_distance": 3}
 

@@ -115,3 +115,47 @@ def test_only_the_index_asks_what_kind_of_store_it_is_on() -> None:
         if PACKAGE / "index" not in path.parents
     }
     assert {path: lines for path, lines in offenders.items() if lines} == {}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(path: Path, modules: set[str]) -> set[str]:
+    """The package's modules ``path`` imports when it runs, anywhere in it (a function's
+    import too): ``from package import module`` names the module, not the package."""
+    tree = ast.parse(path.read_text("utf-8"))
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(child) for child in ast.walk(node))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            named = {f"{node.module}.{alias.name}" for alias in node.names}
+            found.update(named & modules or {node.module})
+    return {name for name in found if name in modules}
+
+
+def test_no_module_of_the_package_imports_itself_through_others() -> None:
+    # An import circle: no module can be understood, tested or moved without the others.
+    paths = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph = {name: _imported_modules(path, set(paths)) - {name} for name, path in paths.items()}
+    circles = []
+    for start in sorted(graph):  # each module: can it reach itself?
+        seen, todo = set(), list(graph[start])
+        while todo:
+            name = todo.pop()
+            if name == start:
+                circles.append(start)
+                break
+            if name not in seen:
+                seen.add(name)
+                todo.extend(graph[name])
+    assert circles == []
+    assert len(graph) > 100 and sum(map(len, graph.values())) > 200  # the walk found imports

@@ -8,7 +8,8 @@ from pathlib import Path
 from scrapy_simdedup import url_parts
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.stores import open_store
-from scrapy_simdedup.url.learner import Rule, UrlLearner
+from scrapy_simdedup.url.learner import UrlLearner
+from scrapy_simdedup.url.rules import Rule
 from scrapy_simdedup.url.sitesize import MAX_SHARED, SiteSizes
 
 ORIGINAL = "http://a.example"

@@ -305,8 +305,8 @@ def test_a_late_worker_does_not_count_twice_the_copies_it_read_from_the_store(
 
 def test_rules_one_entry_cannot_hold_are_announced_next_time(store: RedisStore) -> None:
     from scrapy_simdedup.url.evidence import Tally
-    from scrapy_simdedup.url.learner import Rule
     from scrapy_simdedup.url.news import MAX_RULES_PER_ENTRY
+    from scrapy_simdedup.url.rules import Rule
 
     news = RuleNews(store)
     rules = [

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from scrapy_simdedup.judges.verdict import Verdict
-    from scrapy_simdedup.url.learner import Rule
+    from scrapy_simdedup.url.rules import Rule
 
 CONTENT_EVENTS = ("dropped", "annotated", "unconfirmed")
 URL_EVENTS = ("url_skipped", "url_reissued", "url_requested")

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.scrapy_layer.verdictlog import CrawlVerdictLog
     from scrapy_simdedup.url.judge import UrlJudge
-    from scrapy_simdedup.url.learner import Rule
+    from scrapy_simdedup.url.rules import Rule
 
 logger = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.audit.records import Record
     from scrapy_simdedup.judges.verdict import Verdict
-    from scrapy_simdedup.url.learner import Rule
+    from scrapy_simdedup.url.rules import Rule
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from scrapy_simdedup.url.bets import Bet
-    from scrapy_simdedup.url.learner import Rule
+    from scrapy_simdedup.url.rules import Rule
 
 T = TypeVar("T")
 

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.crawls import CrawlRecord
     from scrapy_simdedup.url.actions import Action, Seen
     from scrapy_simdedup.url.judge import UrlJudge
-    from scrapy_simdedup.url.learner import Decision, Rule
+    from scrapy_simdedup.url.rules import Decision, Rule
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -17,9 +17,10 @@ from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.marks import FetchedMarks
 from scrapy_simdedup.index.mirrorchoice import agreed_copy
 from scrapy_simdedup.url.features import url_simhash
-from scrapy_simdedup.url.learner import FETCH, SAMPLE_EVERY, Decision, Rule, UrlLearner
+from scrapy_simdedup.url.learner import SAMPLE_EVERY, UrlLearner
 from scrapy_simdedup.url.news import RuleNews
 from scrapy_simdedup.url.parts import UrlParts, canonical_or_none, url_parts
+from scrapy_simdedup.url.rules import FETCH, Decision, Rule
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Container

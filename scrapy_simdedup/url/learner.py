@@ -43,17 +43,23 @@ evidence counts once whichever worker saw it, so two workers learn as soon as on
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Container
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.url.evidence import CrawlEvidence
 from scrapy_simdedup.url.features import path_template, section_template
 from scrapy_simdedup.url.findings import Findings
 from scrapy_simdedup.url.parts import UrlParts
+from scrapy_simdedup.url.rules import (
+    FETCH,
+    MAX_SPECIFIC_VALUES,
+    Decision,
+    Rule,
+    path_key,
+    template_path,
+)
 from scrapy_simdedup.url.shapes import is_variable
 from scrapy_simdedup.url.sitesize import SiteSizes
 
@@ -65,11 +71,6 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.news import RuleNews
 
 MIN_EVIDENCE = 3
-GENERAL_VALUES = 3
-"""Distinct values of a parameter its copies must show before its rule covers any value."""
-MAX_VALUE_CHARS = 200
-MAX_SPECIFIC_VALUES = 64
-"""Values a pattern rule that met a new page remembers (one per copy that showed it)."""
 MAX_OFFERED = 200_000
 """Links with query parameters remembered by page, to tell a page that offers several values
 of one parameter for one path (a switcher); the oldest go."""
@@ -88,7 +89,6 @@ past the first of other paths are fetched."""
 MAX_PAGE_DIGITS = 6
 """A page number or offset (``?page=2``, ``?start=40``) has at most this many digits; a
 longer number is an id or a timestamp, not a place in a pager."""
-MIN_DUPLICATE_SHARE = 0.9
 SAMPLE_EVERY = 20
 MAX_RULES = 10_000
 SAVE_EVERY = 1.0
@@ -97,162 +97,6 @@ changes a rule's counts, and a write per verdict cost the crawl more than the re
 learner. Changes wait for the next change at least this long after the last write, or
 for the crawl's end, so a crash loses the evidence gathered since the last write (about a
 second's worth while verdicts come in); rules are on probation when read back anyway."""
-
-RuleKind = Literal["mirror", "pattern", "trap", "strict"]
-
-
-@dataclass
-class Rule:
-    """One learned (or still learning) rule and its evidence."""
-
-    kind: RuleKind
-    host: str
-    other: str = ""  # mirror: the original host; strict: the fetched URL it is near
-    names: tuple[str, ...] = ()  # pattern: the parameters that change nothing
-    template: str = ""  # trap: the path template; pattern: the section (none: applies nowhere)
-    values: tuple[str, ...] = ()  # pattern: values its copies showed
-    # pattern: a value of it brought a new page (a translation among ?lang= fallbacks):
-    # it covers the values its copies showed, never "any value" again
-    specific: bool = False
-    # pattern: values that brought a new page (a real translation among fallbacks): never
-    # skipped again, though copies showed the same value elsewhere in the section
-    denied: tuple[str, ...] = ()
-    # pattern: paths (no host, no query) where a value of it brought a new page: the path
-    # has content behind the parameter (a pager's next pages, an article's translations),
-    # so none of its values is skipped there again
-    paths: tuple[str, ...] = ()
-    duplicates: int = 0
-    uniques: int = 0
-    streak: int = 0  # duplicates since the last new page
-    content_duplicates: int = 0  # mirror: copies among content pages (not /terms, /about)
-    chosen: bool = False  # mirror: this direction was chosen; the reverse never skips
-    candidates: int = field(default=0, compare=False)  # would-be skips since the last sample
-    exemplar: str = field(default="", compare=False)  # trap: what its latest copy copied
-    # mirror: may skip a copy whose original is not queued yet (a pending bet); off for
-    # this crawl once such a bet came back new (the host has pages the other lacks)
-    waits: bool = field(default=True, compare=False)
-    # trap: a page of its template came back new in this crawl: the template has pages of
-    # its own among its copies (a calendar's busy days), so it skips nothing more here
-    stopped: bool = field(default=False, compare=False)
-    skipped_here: int = field(default=0, compare=False)  # trap: its skips in this crawl
-    chained_here: int = field(default=0, compare=False)  # trap: of them, linked from its own
-
-    @property
-    def identity(self) -> str:
-        return "\x00".join((self.kind, self.host, self.other, ",".join(self.names), self.template))
-
-    def describe(self) -> str:
-        if self.kind == "mirror":
-            return f"{self.host} mirrors {self.other}"
-        if self.kind == "pattern":
-            section = _path(self.template)
-            values = "" if len(self.values) >= GENERAL_VALUES else f" ({' or '.join(self.values)})"
-            return (
-                f"{self.host}: parameters {', '.join(self.names)}{values} change nothing"
-                f" on /{section}"
-            )
-        if self.kind == "trap":
-            return f"{self.template} is a trap (its pages copy each other)"
-        return f"near the fetched {self.other}"
-
-    def learned(self, min_evidence: int) -> bool:
-        needed = 2 * min_evidence if self.kind == "trap" else min_evidence
-        share = self.duplicates / max(1, self.duplicates + self.uniques)
-        spread = self.kind != "mirror" or self.content_duplicates >= min_evidence
-        return self.streak >= needed and share >= MIN_DUPLICATE_SHARE and spread
-
-    def record(self, duplicate: bool, *, content_page: bool = False) -> None:
-        if duplicate:
-            self.duplicates += 1
-            self.streak += 1
-            self.content_duplicates += content_page
-        else:
-            self.uniques += 1
-            self.streak = 0
-
-    def to_json(self) -> bytes:
-        data = asdict(self)
-        for this_crawls in (
-            "candidates", "exemplar", "waits", "stopped", "skipped_here", "chained_here",
-        ):  # fmt: skip
-            del data[this_crawls]
-        if not data["paths"]:  # as an earlier version writes it, and reads it
-            del data["paths"]
-        return json.dumps(data, sort_keys=True).encode()
-
-    @classmethod
-    def from_json(cls, raw: bytes) -> Rule:
-        data = json.loads(raw)
-        data["names"] = tuple(data["names"])
-        data["values"] = tuple(data.get("values", ()))
-        data["denied"] = tuple(data.get("denied", ()))
-        data["paths"] = tuple(data.get("paths", ()))
-        known = set(cls.__dataclass_fields__)  # a later version's fields are left out
-        return cls(**{name: value for name, value in data.items() if name in known})
-
-    def covers_values(self, parts: UrlParts) -> bool:
-        """A pattern rule applies to these values of its parameters: never to a value that
-        brought a new page; any, once its copies showed ``GENERAL_VALUES`` of them; else
-        only those they showed. Never on a path where a value brought a new page, and
-        nowhere once too many paths did (they are not kept beyond ``MAX_SPECIFIC_VALUES``)."""
-        if self.paths and (
-            len(self.paths) >= MAX_SPECIFIC_VALUES or _path_key(parts) in self.paths
-        ):
-            return False
-        if self.denied and any(
-            value[:MAX_VALUE_CHARS] in self.denied for name, value in parts.params
-            if name in self.names
-        ):  # fmt: skip
-            return False
-        if len(self.values) >= GENERAL_VALUES and not self.specific:
-            return True
-        return all(
-            value[:MAX_VALUE_CHARS] in self.values
-            for name, value in parts.params
-            if name in self.names
-        )
-
-    def deny(self, parts: UrlParts) -> None:
-        """The values of this rule's parameters in ``parts`` brought a new page."""
-        path = _path_key(parts)
-        if path not in self.paths and len(self.paths) < MAX_SPECIFIC_VALUES:
-            self.paths = (*self.paths, path)
-        for name, value in parts.params:
-            cut = value[:MAX_VALUE_CHARS]
-            if (
-                name in self.names
-                and cut not in self.denied
-                and len(self.denied) < MAX_SPECIFIC_VALUES
-            ):
-                self.denied = (*self.denied, cut)
-
-    def saw_value(self, value: str) -> None:
-        value = value[:MAX_VALUE_CHARS]
-        most = MAX_SPECIFIC_VALUES if self.specific else GENERAL_VALUES
-        if value not in self.values and len(self.values) < most:
-            self.values = (*self.values, value)
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What to do with a request: ``skip`` it, or fetch it (``sample`` when a rule wanted
-    to skip it but it is fetched to check the rule). A skip names the ``rule`` it bets on
-    and the ``counterpart`` URL whose fetch must bring its content (for a trap, the page
-    its copies copied)."""
-
-    skip: bool
-    rule: Rule | None = None
-    sample: bool = False
-    counterpart: str | None = None
-    pending: bool = False  # a skip whose counterpart is not queued yet: the bet waits for it
-    gathering: bool = False  # a skip on a rule whose evidence is still coming in
-
-    @property
-    def reason(self) -> str:
-        return self.rule.kind if self.rule else ""
-
-
-FETCH = Decision(skip=False)
 
 
 class UrlLearner:
@@ -409,7 +253,8 @@ class UrlLearner:
             counterpart = self._counterpart(rule, parts, in_force)
             if rule.kind == "trap":
                 applies = (
-                    _path(path_template(parts)) == _path(rule.template) and counterpart in covered
+                    template_path(path_template(parts)) == template_path(rule.template)
+                    and counterpart in covered
                 )
             else:
                 applies = counterpart is not None and counterpart in covered
@@ -455,7 +300,7 @@ class UrlLearner:
         the path, ``Rule.deny``). The first page (``?page=1``) needs no such proof."""
         if not _past_first_page(rule, parts):
             return True
-        return (rule.identity, _path_key(parts)) in self._paged_here
+        return (rule.identity, path_key(parts)) in self._paged_here
 
     def _shared(self, mine: str, theirs: str, covered: Container[str]) -> bool:
         """Whether the mirror's page ``mine`` is its original's page ``theirs``: that one
@@ -520,7 +365,7 @@ class UrlLearner:
                     del self._offered[next(iter(self._offered))]
                 self._offered[key] = value
                 continue
-            switcher = (_path(section_template(parts)), name)
+            switcher = (template_path(section_template(parts)), name)
             known = switcher in self._switchers
             if first != value and not known and len(self._switchers) < MAX_SWITCHERS:
                 self._switchers[switcher] = None
@@ -549,7 +394,7 @@ class UrlLearner:
         """Whether one of ``names`` is a switcher in ``parts``' section (see ``linked``)."""
         if not self._switchers:
             return False
-        section = _path(section_template(parts))
+        section = template_path(section_template(parts))
         return any((section, name) in self._switchers for name in names)
 
     def stop_finite_traps(self) -> list[Rule]:
@@ -589,7 +434,7 @@ class UrlLearner:
         this crawl (a copy seen there, or a sample fetched); whether it had none before."""
         pair = _pair_of(mirror)
         sections = self._sections_here.setdefault(pair, set())
-        section = _path(section_template(parts))
+        section = template_path(section_template(parts))
         if section in sections or len(sections) >= MAX_SECTIONS_SAMPLED:
             return False
         sections.add(section)
@@ -601,7 +446,7 @@ class UrlLearner:
         the rule is learned (``_gathering_mirror``)."""
         sections = self._copied_sections.setdefault(_pair_of(mirror), set())
         if len(sections) < MAX_SECTIONS_SAMPLED:
-            sections.add(_path(section_template(parts)))
+            sections.add(template_path(section_template(parts)))
 
     def _sample_interval(self, rule: Rule) -> int:
         """One in this many would-be skips is fetched: one in as many copies as the rule
@@ -734,7 +579,7 @@ class UrlLearner:
         present = {name for name, _ in parts.params}
         if rule.kind != "pattern" or not present.issuperset(rule.names):
             return None
-        section = _path(section_template(parts))
+        section = template_path(section_template(parts))
         if not _covers(rule, parts, section) or self.switches(parts, rule.names):
             return None
         return self._without_learned(rule, parts, in_force, present, section)
@@ -790,7 +635,7 @@ class UrlLearner:
         diverged, has its first page fetched, as a learned rule's sample; one shared
         ``/terms`` says nothing of a site's hubs), and not on a host that is another
         pair's original, nor one whose other host is another pair's copy."""
-        section = _path(section_template(parts))
+        section = template_path(section_template(parts))
         if not section:  # a site's top level: its hubs, /about, /terms
             return None
         for rule in self._by_host.get(parts.host, ()):
@@ -833,7 +678,7 @@ class UrlLearner:
         past the first; or ``ready`` says the rule does not skip yet (asked before the
         counterpart, which may cost a store read)."""
         template = section_template(parts)
-        section = _path(template)
+        section = template_path(template)
         present = {name for name, _ in parts.params}
         in_force: list[Rule] | None = None
         for name in sorted(present):
@@ -902,7 +747,7 @@ class UrlLearner:
             # MAX_PAGED_PATHS, such pages of paths not remembered are fetched).
             paged = rule.kind == "pattern" and _past_first_page(rule, parts)
             if paged and len(self._paged_here) < MAX_PAGED_PATHS:
-                self._paged_here.add((rule.identity, _path_key(parts)))
+                self._paged_here.add((rule.identity, path_key(parts)))
             if rule.kind == "trap":
                 rule.exemplar = original.url
             elif rule.kind == "mirror":
@@ -1096,7 +941,7 @@ class UrlLearner:
     def _trap(self, copy: UrlParts, original: UrlParts) -> list[Rule]:
         """The trap rule of ``copy``'s template, when ``original`` is another page of it."""
         template = path_template(copy)
-        if _path(template) != _path(path_template(original)):
+        if template_path(template) != template_path(path_template(original)):
             return []
         found = self._find_or_add(Rule("trap", copy.host, template=template))
         return [found] if found else []
@@ -1218,13 +1063,11 @@ def _covers(rule: Rule, parts: UrlParts, section: str) -> bool:
     """A pattern rule applies in its section (without the host: a mirror inherits its
     original's rules) and to the values it covers; one without a section (an earlier
     version's, learned host-wide) applies nowhere."""
-    return bool(rule.template) and _path(rule.template) == section and rule.covers_values(parts)
-
-
-def _path_key(parts: UrlParts) -> str:
-    """The path of ``parts`` without host and query, cut as values are (a longer path is
-    taken for another with the same start: a denial too many, never one too few)."""
-    return parts.path_and_query.partition("?")[0][:MAX_VALUE_CHARS]
+    return (
+        bool(rule.template)
+        and template_path(rule.template) == section
+        and rule.covers_values(parts)
+    )
 
 
 def _past_first_page(rule: Rule, parts: UrlParts) -> bool:
@@ -1252,16 +1095,11 @@ def _pair_of(mirror: Rule) -> tuple[str, str]:
     return first, second
 
 
-def _path(template: str) -> str:
-    """A path template without its host: what a mirror shares with its original."""
-    return template.partition("/")[2]
-
-
 def _chained(trap: Rule, parts: UrlParts, source: UrlParts | None) -> bool:
     """Whether ``parts`` was linked from a page of ``trap``'s own template (its next day,
     its next page): what an endless template does, ahead of the crawl."""
     return (
         source is not None
         and source.host == parts.host
-        and _path(path_template(source)) == _path(trap.template)
+        and template_path(path_template(source)) == template_path(trap.template)
     )

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.url.evidence import Tally
 from scrapy_simdedup.url.findings import Findings
-from scrapy_simdedup.url.learner import Rule
+from scrapy_simdedup.url.rules import Rule
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
