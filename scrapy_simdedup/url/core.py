@@ -36,6 +36,7 @@ from scrapy_simdedup.url.deadlines import Budget, Deadlines, Progress
 from scrapy_simdedup.url.features import section_template
 from scrapy_simdedup.url.parts import UrlParts, canonical_or_none, canonical_url, url_parts
 from scrapy_simdedup.url.probes import Probes
+from scrapy_simdedup.url.rules import kind_of, template_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -1017,13 +1018,13 @@ class UrlCore(Generic[T]):
         """The pattern bets on ``name`` in ``section``, now known to be a switcher."""
 
         def on_switcher(bet: Bet[T]) -> bool:
-            if not bet.rule.startswith("pattern\x00"):
+            if kind_of(bet.rule) != "pattern":
                 return False
             held = _source(bet.url)
             return (
                 held is not None
                 and any(param == name for param, _ in held.params)
-                and _path(section_template(held)) == section
+                and template_path(section_template(held)) == section
             )
 
         return self._reissue(self.bets.take_where(on_switcher), "switcher")
@@ -1094,8 +1095,3 @@ def _source(url: str | None) -> UrlParts | None:
         return url_parts(url)
     except (UrlNotCheckedError, ValueError):
         return None
-
-
-def _path(template: str) -> str:
-    """A section template without its host."""
-    return template.partition("/")[2]

@@ -26,6 +26,7 @@ MIN_DUPLICATE_SHARE = 0.9
 """The share of a rule's verdicts that must be copies before it skips."""
 
 RuleKind = Literal["mirror", "pattern", "trap", "strict"]
+_IDENTITY_SEPARATOR = "\x00"
 
 
 @dataclass
@@ -66,7 +67,11 @@ class Rule:
 
     @property
     def identity(self) -> str:
-        return "\x00".join((self.kind, self.host, self.other, ",".join(self.names), self.template))
+        """What names the rule in its bets, its tallies and the store (``kind_of`` reads
+        its kind back)."""
+        return _IDENTITY_SEPARATOR.join(
+            (self.kind, self.host, self.other, ",".join(self.names), self.template)
+        )
 
     def describe(self) -> str:
         if self.kind == "mirror":
@@ -189,3 +194,8 @@ def path_key(parts: UrlParts) -> str:
 def template_path(template: str) -> str:
     """A path template without its host: what a mirror shares with its original."""
     return template.partition("/")[2]
+
+
+def kind_of(identity: str) -> str:
+    """The kind of the rule ``Rule.identity`` names."""
+    return identity.partition(_IDENTITY_SEPARATOR)[0]
