@@ -43,15 +43,14 @@ evidence counts once whichever worker saw it, so two workers learn as soon as on
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.url.evidence import CrawlEvidence
 from scrapy_simdedup.url.features import path_template, section_template
 from scrapy_simdedup.url.findings import Findings
 from scrapy_simdedup.url.parts import UrlParts
+from scrapy_simdedup.url.rulebook import MAX_RULES, Rulebook
 from scrapy_simdedup.url.rules import (
     FETCH,
     MAX_SPECIFIC_VALUES,
@@ -90,13 +89,6 @@ MAX_PAGE_DIGITS = 6
 """A page number or offset (``?page=2``, ``?start=40``) has at most this many digits; a
 longer number is an id or a timestamp, not a place in a pager."""
 SAMPLE_EVERY = 20
-MAX_RULES = 10_000
-SAVE_EVERY = 1.0
-"""Seconds between writes of changed rules to the store (and at ``save``): a verdict
-changes a rule's counts, and a write per verdict cost the crawl more than the rest of the
-learner. Changes wait for the next change at least this long after the last write, or
-for the crawl's end, so a crash loses the evidence gathered since the last write (about a
-second's worth while verdicts come in); rules are on probation when read back anyway."""
 
 
 class UrlLearner:
@@ -132,15 +124,8 @@ class UrlLearner:
         self.sizes = sizes or SiteSizes()
         self.min_evidence = min_evidence
         self.sample_every = sample_every
-        self.overflow = 0  # rules not learned because MAX_RULES were held
-        self.malformed = 0  # stored rule records that could not be read
-        self._rules: dict[str, Rule] = {}
-        self._stored: set[str] = set()  # rules read from the store at the start
-        self._rank: dict[str, int] = {}  # identity -> order of first evidence
-        self._by_host: dict[str, list[Rule]] = {}
-        self._mirrors_of: dict[str, list[Rule]] = {}  # original host -> its mirror rules
+        self.book = Rulebook(store, probation=probation)
         self._in_force_of: dict[str, list[Rule]] = {}  # host -> _in_force, until a change
-        self._unsaved: dict[str, Rule] = {}
         # (linking page, target without the parameter, parameter) -> the first value seen
         self._offered: dict[tuple[str, str, str], str] = {}
         # (section, parameter): a page offered several values of it for one path
@@ -159,30 +144,18 @@ class UrlLearner:
         # parameter rules a request fetched while they gathered evidence came back new
         # for: no more bets before they are learned (``gathering``), in this crawl
         self._refuted: set[str] = set()
-        self._saved_at = 0.0
         # Workers sharing a store: (host, other, proposed copy) -> the copy they agreed on.
         self.choose: Callable[[str, str, str], str] | None = None
         # Workers of one crawl: (a mirror's two hosts, section) -> whether this worker is
         # the first with evidence there (its sample is the crawl's one, issue 35).
         self.first_section: Callable[[tuple[str, str], str], bool] | None = None
-        if store is not None:
-            for _, raw in store.scan(keyspace.RULES, keyspace.end(keyspace.RULES)):
-                try:
-                    rule = Rule.from_json(raw)
-                except (ValueError, TypeError, KeyError):
-                    self.malformed += 1  # ignored and counted, never fatal
-                    continue
-                if probation:
-                    rule.streak = 0
-                self._remember(rule)
-                self._stored.add(rule.identity)
 
     def rules(self) -> list[Rule]:
         """Every rule with evidence, learned or not."""
-        return list(self._rules.values())
+        return self.book.all()
 
     def learned_rules(self) -> list[Rule]:
-        return [rule for rule in self._rules.values() if self._learned(rule)]
+        return [rule for rule in self.book.all() if self._learned(rule)]
 
     def _learned(self, rule: Rule) -> bool:
         """``rule.learned``; for a mirror, from the copies either way between its two hosts
@@ -201,17 +174,17 @@ class UrlLearner:
 
     def rule(self, identity: str) -> Rule | None:
         """The rule called ``identity`` (a bet names its rule so), None when unknown."""
-        return self._rules.get(identity)
+        return self.book.get(identity)
 
     def stands(self, identity: str) -> bool:
         """Whether the rule ``identity`` is still learned (and, for a mirror, chosen)."""
-        rule = self._rules.get(identity)
+        rule = self.book.get(identity)
         return rule is not None and rule in self._in_force(rule.host)
 
     def mirrors_of(self, host: str) -> list[Rule]:
         """The mirror rules that take ``host`` for the original, learned or not (one still
         learning may hold bets: ``gathering``)."""
-        return list(self._mirrors_of.get(host, ()))
+        return list(self.book.mirrors_of(host))
 
     def paired(self, host: str, other: str) -> bool:
         """Whether a mirror rule, learned or still learning, either way, saw a content page
@@ -220,7 +193,7 @@ class UrlLearner:
         return any(
             rule.content_duplicates and rule.host == copy
             for original, copy in ((host, other), (other, host))
-            for rule in self._mirrors_of.get(original, ())
+            for rule in self.book.mirrors_of(original)
         )
 
     def decide(
@@ -405,7 +378,7 @@ class UrlLearner:
         template is fetched in full, its skips only come last. Returns the rules stopped."""
         stopped = [
             rule
-            for rule in self._rules.values()
+            for rule in self.book.all()
             if rule.kind == "trap"
             and not rule.stopped
             and 2 * rule.chained_here < rule.skipped_here
@@ -475,14 +448,14 @@ class UrlLearner:
     def _work_out_in_force(self, host: str) -> list[Rule]:
         own = [
             rule
-            for rule in self._by_host.get(host, ())
+            for rule in self.book.on_host(host)
             if not rule.stopped and self._learned(rule) and not self._outvoted(rule)
         ]
         inherited = [
             rule
             for mirror in own
             if mirror.kind == "mirror"
-            for rule in self._by_host.get(mirror.other, ())
+            for rule in self.book.on_host(mirror.other)
             if rule.kind == "pattern" and rule.learned(self.min_evidence)
         ]
         return own + inherited
@@ -542,7 +515,7 @@ class UrlLearner:
         ``_settled_side`` do not tell: the host that copied more often, or as often, first."""
         if rule.duplicates != reverse.duplicates:
             return reverse.duplicates < rule.duplicates
-        return self._rank[reverse.identity] > self._rank[rule.identity]
+        return self.book.rank(reverse.identity) > self.book.rank(rule.identity)
 
     def _settled_side(self, rule: Rule) -> bool | None:
         """Whether ``rule.host`` is the copy of ``rule.other`` by the roles they already
@@ -563,12 +536,12 @@ class UrlLearner:
         return self.sizes.crawled_less(rule.host, rule.other)
 
     def _is_original(self, host: str, besides: str) -> bool:
-        return any(copy.chosen and copy.host != besides for copy in self._mirrors_of.get(host, ()))
+        return any(copy.chosen and copy.host != besides for copy in self.book.mirrors_of(host))
 
     def _is_copy(self, host: str, besides: str) -> bool:
         return any(
             mirror.kind == "mirror" and mirror.chosen and mirror.other != besides
-            for mirror in self._by_host.get(host, ())
+            for mirror in self.book.on_host(host)
         )
 
     def _counterpart(self, rule: Rule, parts: UrlParts, in_force: list[Rule]) -> str | None:
@@ -638,7 +611,7 @@ class UrlLearner:
         section = template_path(section_template(parts))
         if not section:  # a site's top level: its hubs, /about, /terms
             return None
-        for rule in self._by_host.get(parts.host, ()):
+        for rule in self.book.on_host(parts.host):
             if rule.kind != "mirror" or rule.host != parts.host or rule.uniques or rule.stopped:
                 continue
             reverse = self._reverse(rule)
@@ -759,11 +732,11 @@ class UrlLearner:
         return []
 
     def _observe_new(self, parts: UrlParts) -> list[Rule]:
-        rules = self._by_host.get(parts.host)
+        rules = self.book.on_host(parts.host)
         # Most new pages are on hosts without rules: nothing to work out for them.
         weakened = self._contradicted_on_host(parts, rules) if rules else []
         # A new page on an original whose mirror's copy was judged: they differ.
-        for rule in self._mirrors_of.get(parts.host, ()):
+        for rule in self.book.mirrors_of(parts.host):
             if self._judged_apart(parts.with_host(rule.host), parts):
                 weakened.append(rule)
         for rule in weakened:
@@ -819,7 +792,7 @@ class UrlLearner:
         copies), it skips only copies whose original is fetched or queued. Returns the rule
         (its bets are re-issued), or nothing when it is unknown. Announced to the other
         workers sharing the store, which stop waiting too."""
-        rule = self._rules.get(identity)
+        rule = self.book.get(identity)
         if rule is None:
             return []
         rule.waits = False
@@ -836,7 +809,7 @@ class UrlLearner:
         and no longer do, because another worker saw one fail."""
         if self.news is None or not self.news.due():
             return []
-        changed = [rule for i in self.evidence.changed() if (rule := self._rules.get(i))]
+        changed = [rule for i in self.evidence.changed() if (rule := self.book.get(i))]
         # The rules whose evidence changed here, the most recent first, then now and then
         # every learned rule (in force at once on a worker that joined late); what one
         # entry cannot hold goes next time.
@@ -881,7 +854,7 @@ class UrlLearner:
         if local is None:
             return None
         if tally is not None:
-            stored = local.identity in self._stored
+            stored = self.book.was_stored(local.identity)
             added = self.evidence.take(author, local.identity, tally, stored=stored)
             local.duplicates += added.duplicates
             local.uniques += added.uniques
@@ -971,7 +944,7 @@ class UrlLearner:
         return found
 
     def _find(self, probe: Rule) -> Rule | None:
-        return self._rules.get(probe.identity)
+        return self.book.get(probe.identity)
 
     def _reverse(self, mirror: Rule) -> Rule | None:
         """The mirror rule of the same two hosts the other way, if any."""
@@ -980,20 +953,14 @@ class UrlLearner:
     def _find_or_add(self, probe: Rule) -> Rule | None:
         found = self._find(probe)
         if found is None:
-            if len(self._rules) >= MAX_RULES:
-                self.overflow += 1
+            if self.book.full():
                 return None
             found = self._remember(probe)
         return found
 
     def _remember(self, rule: Rule) -> Rule:
         self._changed()
-        self._rules[rule.identity] = rule
-        self._rank[rule.identity] = len(self._rank)
-        self._by_host.setdefault(rule.host, []).append(rule)
-        if rule.kind == "mirror":
-            self._mirrors_of.setdefault(rule.other, []).append(rule)
-        return rule
+        return self.book.add(rule)
 
     def _announce(
         self, rules: list[Rule], *, learned: bool, findings: Findings | None = None
@@ -1019,25 +986,11 @@ class UrlLearner:
         self._in_force_of.clear()
 
     def _save(self, rule: Rule) -> None:
-        """Write ``rule`` with the others changed meanwhile, ``SAVE_EVERY`` seconds after
-        the last write at most (``save`` writes at once)."""
-        if self.store is None:
-            return
-        self._unsaved[rule.identity] = rule
-        if time.monotonic() - self._saved_at >= SAVE_EVERY:
-            self.save()
+        self.book.save_soon(rule)
 
     def save(self) -> None:
         """Write every rule changed since the last write (a crawl calls it when it ends)."""
-        unsaved, self._unsaved = self._unsaved, {}
-        self._saved_at = time.monotonic()
-        if self.store is not None and unsaved:
-            self.store.write(
-                {
-                    keyspace.RULES + identity.encode("utf-8", "surrogatepass"): rule.to_json()
-                    for identity, rule in unsaved.items()
-                }
-            )
+        self.book.save()
 
 
 def _take_larger(local: Rule, remote: Rule) -> None:
