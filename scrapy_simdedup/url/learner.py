@@ -150,6 +150,16 @@ class UrlLearner:
         # the first with evidence there (its sample is the crawl's one, issue 35).
         self.first_section: Callable[[tuple[str, str], str], bool] | None = None
 
+    @property
+    def malformed(self) -> int:
+        """Stored rule records that could not be read (ignored)."""
+        return self.book.malformed
+
+    @property
+    def overflow(self) -> int:
+        """Rules not learned because ``MAX_RULES`` were held."""
+        return self.book.overflow
+
     def rules(self) -> list[Rule]:
         """Every rule with evidence, learned or not."""
         return self.book.all()
