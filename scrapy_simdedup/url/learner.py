@@ -8,7 +8,7 @@ one of three kinds of rule:
   copies either way between two hosts count (fetched at once, either may come second);
   among them ``min_evidence`` copies of content pages (``is_content_page``), since shared
   boilerplate (``/terms``, ``/about``) is no mirror. One host of the pair is chosen as the
-  copy when the rule is first used, and the choice is stored and kept.
+  copy when the rule is first used, and the choice is stored and kept (``mirrors.py``).
 * **pattern**: on host A, a query parameter (session id, tracking, sort order) that
   changes nothing: copies differed from their originals in it. One rule per parameter and
   section (``section_template``: ``/article/`` and ``/forum/thread/`` are learned apart,
@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.url.evidence import CrawlEvidence
 from scrapy_simdedup.url.features import path_template, section_template
 from scrapy_simdedup.url.findings import Findings
+from scrapy_simdedup.url.mirrors import MirrorChoice
 from scrapy_simdedup.url.parts import UrlParts
 from scrapy_simdedup.url.rulebook import MAX_RULES, Rulebook
 from scrapy_simdedup.url.rules import (
@@ -125,6 +126,7 @@ class UrlLearner:
         self.min_evidence = min_evidence
         self.sample_every = sample_every
         self.book = Rulebook(store, probation=probation)
+        self.mirrors = MirrorChoice(self.book, self.sizes, self._find_or_add, self._changed)
         self._in_force_of: dict[str, list[Rule]] = {}  # host -> _in_force, until a change
         # (linking page, target without the parameter, parameter) -> the first value seen
         self._offered: dict[tuple[str, str, str], str] = {}
@@ -144,11 +146,19 @@ class UrlLearner:
         # parameter rules a request fetched while they gathered evidence came back new
         # for: no more bets before they are learned (``gathering``), in this crawl
         self._refuted: set[str] = set()
-        # Workers sharing a store: (host, other, proposed copy) -> the copy they agreed on.
-        self.choose: Callable[[str, str, str], str] | None = None
         # Workers of one crawl: (a mirror's two hosts, section) -> whether this worker is
         # the first with evidence there (its sample is the crawl's one, issue 35).
         self.first_section: Callable[[tuple[str, str], str], bool] | None = None
+
+    @property
+    def choose(self) -> Callable[[str, str, str], str] | None:
+        """Workers sharing a store: (host, other, proposed copy) -> the copy they agreed on
+        (``MirrorChoice.choose``)."""
+        return self.mirrors.choose
+
+    @choose.setter
+    def choose(self, choose: Callable[[str, str, str], str] | None) -> None:
+        self.mirrors.choose = choose
 
     @property
     def malformed(self) -> int:
@@ -459,7 +469,7 @@ class UrlLearner:
         own = [
             rule
             for rule in self.book.on_host(host)
-            if not rule.stopped and self._learned(rule) and not self._outvoted(rule)
+            if not rule.stopped and self._learned(rule) and not self.mirrors.outvoted(rule)
         ]
         inherited = [
             rule
@@ -469,90 +479,6 @@ class UrlLearner:
             if rule.kind == "pattern" and rule.learned(self.min_evidence)
         ]
         return own + inherited
-
-    def _outvoted(self, rule: Rule) -> bool:
-        """Of two hosts that copy each other one is chosen as the copy, once, and the choice
-        is kept (a race between their fetches must not flip it). The copy is, in order:
-        the host that is already a copy in another chosen pair, unless the other one is
-        (no original is made a copy, no copy is copied: a bet on a bet); the partial copy
-        (far fewer known paths, nearly all among the other's: taken for the original, the
-        full site's pages it lacks would be bets on pages that never come); the host with
-        clearly fewer of the pair's common pages sent to the downloader; the host that
-        copied more often (or, as often, first). The original is never skipped."""
-        if rule.kind != "mirror":
-            return False
-        reverse = self._reverse(rule)
-        if rule.chosen:
-            return False
-        if reverse is not None and reverse.chosen:
-            return True
-        if self.choose is not None:  # several workers: one choice for all (issue 35)
-            return self._agreed(rule, reverse)
-        settled = self._settled_side(rule)
-        if settled is False:
-            if reverse is None:
-                reverse = self._find_or_add(Rule("mirror", rule.other, other=rule.host))
-            if reverse is not None:
-                reverse.chosen = True
-                self._save(reverse)
-                self._changed()
-            return True
-        chosen = True if settled or reverse is None else self._proposed(rule, reverse)
-        if chosen and not rule.chosen:  # the first use decides, for good
-            rule.chosen = True
-            self._save(rule)
-            self._changed()  # the reverse's host is outvoted from now on
-        return not chosen
-
-    def _agreed(self, rule: Rule, reverse: Rule | None) -> bool:
-        """``_outvoted``, the choice this worker would make proposed to the others first."""
-        assert self.choose is not None
-        settled = self._settled_side(rule)
-        mine = reverse is None or self._proposed(rule, reverse) if settled is None else settled
-        copy = self.choose(rule.host, rule.other, rule.host if mine else rule.other)
-        if copy == rule.host:
-            winner: Rule | None = rule
-        else:
-            winner = reverse or self._find_or_add(Rule("mirror", rule.other, other=rule.host))
-        if winner is not None and not winner.chosen:
-            winner.chosen = True
-            self._save(winner)
-            self._changed()
-        return copy != rule.host
-
-    def _proposed(self, rule: Rule, reverse: Rule) -> bool:
-        """Whether ``rule.host`` should be the copy when the roles and sizes of
-        ``_settled_side`` do not tell: the host that copied more often, or as often, first."""
-        if rule.duplicates != reverse.duplicates:
-            return reverse.duplicates < rule.duplicates
-        return self.book.rank(reverse.identity) > self.book.rank(rule.identity)
-
-    def _settled_side(self, rule: Rule) -> bool | None:
-        """Whether ``rule.host`` is the copy of ``rule.other`` by the roles they already
-        play in other chosen pairs, or else by their known paths, or else by how many of
-        the pages both have each had sent to the downloader (the copy is the one crawled
-        less: its pages still to come are the ones a skip saves); None when none tells."""
-        host_original = self._is_original(rule.host, rule.other)
-        other_original = self._is_original(rule.other, rule.host)
-        if host_original != other_original:
-            return other_original
-        host_copy = self._is_copy(rule.host, rule.other)
-        other_copy = self._is_copy(rule.other, rule.host)
-        if host_copy != other_copy:
-            return host_copy
-        partial = self.sizes.partial_copy(rule.host, rule.other)
-        if partial is not None:
-            return partial
-        return self.sizes.crawled_less(rule.host, rule.other)
-
-    def _is_original(self, host: str, besides: str) -> bool:
-        return any(copy.chosen and copy.host != besides for copy in self.book.mirrors_of(host))
-
-    def _is_copy(self, host: str, besides: str) -> bool:
-        return any(
-            mirror.kind == "mirror" and mirror.chosen and mirror.other != besides
-            for mirror in self.book.on_host(host)
-        )
 
     def _counterpart(self, rule: Rule, parts: UrlParts, in_force: list[Rule]) -> str | None:
         if rule.kind == "mirror":
@@ -631,8 +557,8 @@ class UrlLearner:
                 or rule.content_duplicates
                 <= (reverse.content_duplicates if reverse is not None else 0)
                 or section not in self._copied_sections.get(_pair_of(rule), ())
-                or self._is_original(rule.host, rule.other)
-                or self._is_copy(rule.other, rule.host)  # the other host is the copy then
+                or self.mirrors.is_original(rule.host, rule.other)
+                or self.mirrors.is_copy(rule.other, rule.host)  # the other host is the copy then
                 or self._learned(rule)  # learned: ``decide`` judged it
                 or (ready is not None and not ready(rule))
             ):
@@ -957,8 +883,7 @@ class UrlLearner:
         return self.book.get(probe.identity)
 
     def _reverse(self, mirror: Rule) -> Rule | None:
-        """The mirror rule of the same two hosts the other way, if any."""
-        return self._find(Rule("mirror", mirror.other, other=mirror.host))
+        return self.mirrors.reverse(mirror)
 
     def _find_or_add(self, probe: Rule) -> Rule | None:
         found = self._find(probe)
