@@ -9,9 +9,10 @@ the verdict log.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from scrapy import Request, signals
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.actions import Action, Fetch
 
 logger = logging.getLogger(__name__)
+R = TypeVar("R")
 
 OPT_OUT = "simdedup_dont_skip"
 """``Request.meta`` key: a request carrying it (true) is never skipped."""
@@ -572,7 +574,7 @@ class UrlSimHashMiddleware:
         slot = getattr(self.crawler.engine, "_slot", None)
         return getattr(slot, "closing", None) is not None
 
-    def _guarded(self, action: Any, *args: Any) -> Any:
+    def _guarded(self, action: Callable[..., R], *args: object) -> R | None:
         """``action(*args)``, a store failure closing the spider (and returning None)."""
         try:
             return action(*args)
