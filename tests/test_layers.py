@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "scrapy_simdedup"
@@ -18,21 +19,31 @@ LAYER = PACKAGE / "scrapy_layer"
 PUBLIC_PATHS = {"middleware.py", "pipeline.py", "addon.py", "commands.py"}
 
 
-def _runtime_imports(path: Path) -> set[str]:
-    """Modules ``path`` imports when it runs (not those under ``if TYPE_CHECKING:``)."""
+def _import_nodes(path: Path) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements of ``path`` that run (not those under ``if TYPE_CHECKING:``),
+    anywhere in it; relative ones left out."""
     tree = ast.parse(path.read_text("utf-8"))
     skipped: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             skipped.update(id(child) for child in ast.walk(node))
-    found = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
             continue
+        if isinstance(node, ast.Import) or (
+            isinstance(node, ast.ImportFrom) and node.module and not node.level
+        ):
+            yield node
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """Modules ``path`` imports when it runs (not those under ``if TYPE_CHECKING:``)."""
+    found = set()
+    for node in _import_nodes(path):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            found.add(node.module)
+        else:
+            found.add(str(node.module))
     return found
 
 
@@ -125,20 +136,13 @@ def _module_name(path: Path) -> str:
 def _imported_modules(path: Path, modules: set[str]) -> set[str]:
     """The package's modules ``path`` imports when it runs, anywhere in it (a function's
     import too): ``from package import module`` names the module, not the package."""
-    tree = ast.parse(path.read_text("utf-8"))
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skipped.update(id(child) for child in ast.walk(node))
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
+    for node in _import_nodes(path):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        else:
             named = {f"{node.module}.{alias.name}" for alias in node.names}
-            found.update(named & modules or {node.module})
+            found.update(named & modules or {str(node.module)})
     return {name for name in found if name in modules}
 
 

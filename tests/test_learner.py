@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from scrapy_simdedup import url_parts
 from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.stores import open_store
@@ -836,3 +838,16 @@ def test_a_page_past_the_first_is_skipped_only_where_one_copied() -> None:
     # The sample came back a copy: the pager clamps on that path too.
     _copy(learner, fetched, f"{ORIGINAL}/tag/big?page=2", f"{ORIGINAL}/tag/big")
     assert learner.decide(url_parts(f"{ORIGINAL}/tag/big?page=2"), fetched).skip
+
+
+def test_past_the_most_rules_held_a_new_rule_is_counted_not_held(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scrapy_simdedup.url import rulebook
+
+    monkeypatch.setattr(rulebook, "MAX_RULES", 2)
+    book = rulebook.Rulebook(None)
+    admitted = [book.admit(Rule("mirror", f"m{n}.example", other="a.example")) for n in range(3)]
+    assert [rule is not None for rule in admitted] == [True, True, False]
+    assert (len(book), book.overflow) == (2, 1)
+    assert [rule.host for rule in book.mirrors_of("a.example")] == ["m0.example", "m1.example"]

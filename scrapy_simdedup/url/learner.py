@@ -888,14 +888,10 @@ class UrlLearner:
     def _find_or_add(self, probe: Rule) -> Rule | None:
         found = self._find(probe)
         if found is None:
-            if self.book.full():
-                return None
-            found = self._remember(probe)
+            found = self.book.admit(probe)
+            if found is not None:
+                self._changed()
         return found
-
-    def _remember(self, rule: Rule) -> Rule:
-        self._changed()
-        return self.book.add(rule)
 
     def _announce(
         self, rules: list[Rule], *, learned: bool, findings: Findings | None = None

@@ -80,12 +80,13 @@ class Rulebook:
         """Whether the rule was read from the store when the crawl started."""
         return identity in self._stored
 
-    def full(self) -> bool:
-        """Whether no more rules may be held (``MAX_RULES``); counted in ``overflow``."""
-        if len(self._rules) < MAX_RULES:
-            return False
-        self.overflow += 1
-        return True
+    def admit(self, rule: Rule) -> Rule | None:
+        """``add`` a rule met for the first time, unless ``MAX_RULES`` are held: then None,
+        counted in ``overflow``."""
+        if len(self._rules) >= MAX_RULES:
+            self.overflow += 1
+            return None
+        return self.add(rule)
 
     def add(self, rule: Rule) -> Rule:
         self._rules[rule.identity] = rule
