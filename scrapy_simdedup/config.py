@@ -142,6 +142,12 @@ class SimDedupConfig:
     url_sample_every: int = SAMPLE_EVERY
     """At most one in this many would-be skips is fetched to check its rule (more while
     evidence is thin)."""
+    url_risk: float = 0.0
+    """The share of a URL rule's skipped pages that may differ from their counterparts,
+    0 to 0.5. A page that comes back new where a rule predicted a copy ends the rule (all
+    its skips re-issued) unless its counts still bound that share within this, at 95%
+    confidence (``url/estimate.py``): then only the skips of that page's section are
+    re-issued. 0, the default, ends a rule at its first new page."""
     verdict_log: str | None = None  # a JSON-lines file; %(name)s and %(time)s as in FEEDS
     """A JSON-lines file, one line per verdict worth auditing; ``%(name)s`` is the spider's
     name, ``%(time)s`` the crawl's start. Off by default."""
@@ -192,6 +198,7 @@ class SimDedupConfig:
         _range("SIMDEDUP_URL_MAX_DISTANCE", self.url_max_distance, 0, MAX_URL_DISTANCE)
         _range("SIMDEDUP_URL_MIN_EVIDENCE", self.url_min_evidence, 1, 10_000)
         _range("SIMDEDUP_URL_SAMPLE_EVERY", self.url_sample_every, 2, 10_000)
+        _range("SIMDEDUP_URL_RISK", self.url_risk, 0.0, 0.5)
         _range("SIMDEDUP_WORKER_TIMEOUT", self.worker_timeout, 1.0, 86_400.0)
         names = self.content_fields
         if not names or not all(isinstance(name, str) and name for name in names):

@@ -60,6 +60,10 @@ URL_REISSUED_DROPPED = "simdedup/url/reissued_dropped"
 URL_FINAL = "simdedup/url/final"  # bets still standing when the crawl finished
 URL_STRICT_SAMPLED_COPIES = "simdedup/url/strict/sampled_copies"  # strict samples: copies
 URL_STRICT_SAMPLED_NEW = "simdedup/url/strict/sampled_new"  # strict samples: distinct pages
+URL_RULES_HELD = "simdedup/url/rules_held"
+"""New pages where a rule in force predicted a copy and that left it standing: its counts
+still bound the share of its differing pages within SIMDEDUP_URL_RISK (the bets of the
+page's section were re-issued)."""
 URL_MIRROR_HOSTS = "simdedup/url/mirror_hosts"
 URL_PATTERNS = "simdedup/url/patterns_learned"
 URL_TRAPS = "simdedup/url/traps_learned"

@@ -851,3 +851,71 @@ def test_past_the_most_rules_held_a_new_rule_is_counted_not_held(
     assert [rule is not None for rule in admitted] == [True, True, False]
     assert (len(book), book.overflow) == (2, 1)
     assert [rule.host for rule in book.mirrors_of("a.example")] == ["m0.example", "m1.example"]
+
+
+def _new_on_mirror(learner: UrlLearner, fetched: Fetched, path: str) -> list[Rule]:
+    """The mirror's page at ``path`` came back new beside the original's: the rules it
+    contradicted."""
+    fetched.update({MIRROR + path, ORIGINAL + path})
+    return learner.observe(url_parts(MIRROR + path), None)
+
+
+def test_a_rule_that_hundreds_of_copies_bound_survives_a_new_page_within_the_risk() -> None:
+    # 103 copies, then a new page: at most 4.5% of the rule's pages differ (95%), within a
+    # risk of 5%; a second new page puts the bound at 6.6%, and the rule ends.
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3, risk=0.05)  # type: ignore[arg-type]
+    for n in range(103):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    (contradicted,) = _new_on_mirror(learner, fetched, "/p/new.html")
+    assert learner.stands(contradicted.identity)
+    assert "104 pages judged, 1 new: at most 4.5%" in learner.estimate(contradicted)
+    fetched.add(f"{ORIGINAL}/p/200.html")
+    assert learner.decide(url_parts(f"{MIRROR}/p/200.html"), fetched).skip
+    (contradicted,) = _new_on_mirror(learner, fetched, "/p/other.html")
+    assert not learner.stands(contradicted.identity)
+    assert not learner.decide(url_parts(f"{MIRROR}/p/200.html"), fetched).skip
+
+
+@pytest.mark.parametrize(("copies", "risk"), [(103, 0.0), (12, 0.05)])
+def test_a_new_page_ends_a_rule_its_counts_do_not_bound_within_the_risk(
+    copies: int, risk: float
+) -> None:
+    # At the default risk (0) any new page ends a rule, as it always did; at 5%, twelve
+    # copies and one new page bound nothing (at most 27% differ).
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3, risk=risk)  # type: ignore[arg-type]
+    for n in range(copies):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    (contradicted,) = _new_on_mirror(learner, fetched, "/p/new.html")
+    assert not learner.stands(contradicted.identity)
+
+
+def test_a_stored_rule_is_proven_again_by_a_run_in_this_crawl_before_it_survives(
+    tmp_path: Path,
+) -> None:
+    # Counts from an earlier crawl bound the share, but a rule on probation skips nothing
+    # until this crawl's own run of copies proves it again; then it survives a new page.
+    store = open_store("leveldb", path=tmp_path / "db")
+    try:
+        fetched = Fetched()
+        first = _learner(fetched, store, min_evidence=3, risk=0.05)  # type: ignore[arg-type]
+        for n in range(150):
+            _copy(first, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+        first.save()
+        fetched = Fetched()
+        second = _learner(fetched, store, min_evidence=3, risk=0.05)  # type: ignore[arg-type]
+        (stored,) = [r for r in second.rules() if r.kind == "mirror" and r.host == "m.example"]
+        assert not second.stands(stored.identity)  # on probation
+        for n in range(3):
+            _copy(second, fetched, f"{MIRROR}/q/{n}.html", f"{ORIGINAL}/q/{n}.html")
+        assert second.stands(stored.identity)
+        (contradicted,) = _new_on_mirror(second, fetched, "/q/new.html")
+        assert second.stands(contradicted.identity)  # 153 copies, 1 new: at most 3.1%
+    finally:
+        store.close()
+
+
+def test_a_risk_outside_its_range_is_refused() -> None:
+    with pytest.raises(ValueError, match="risk"):
+        _learner(Fetched(), risk=1.0)  # type: ignore[arg-type]

@@ -47,7 +47,10 @@ def test_the_summary_without_a_gap_adds_nothing() -> None:
 
 
 def test_the_url_summary_counts_mirror_rules_not_in_force() -> None:
-    mirrors = ["b.example mirrors a.example: 22 of 22 checked pages duplicated"]
+    mirrors = [
+        "b.example mirrors a.example: 22 pages judged, 0 new: at most 12.7% of its pages "
+        "differ (95% confidence)"
+    ]
     values = {keys.URL_CHECKED: 161, keys.url_skipped("mirror"): 38, keys.URL_MIRROR_HOSTS: 3}
     line = keys.url_summary(Stats(values), mirrors)
     assert line.endswith(f"; {mirrors[0]}; 2 more mirror rules learned, not in force")

@@ -80,12 +80,17 @@ class Clock:
 
 @contextmanager
 def crawl(
-    folder: Path, *, budget: Budget | None = None, depth_limit: int = 0, lot: Lot | None = None
+    folder: Path,
+    *,
+    budget: Budget | None = None,
+    depth_limit: int = 0,
+    lot: Lot | None = None,
+    risk: float = 0.0,
 ) -> Iterator[tuple[UrlCore[str], Lot, Tally, Clock]]:
     with open_index(folder, expected_size=10_000, seed=7) as index:
         judge = UrlJudge.for_crawl(
             index, mode="adaptive", max_distance=3, expected_size=10_000,
-            min_evidence=3, sample_every=1000,
+            min_evidence=3, sample_every=1000, risk=risk,
         )  # fmt: skip
         lot, tally, clock = lot or Lot(), Tally(), Clock()
         core = UrlCore(
@@ -945,3 +950,36 @@ def test_no_mirror_bet_is_made_on_a_host_whose_pages_came_first_as_often(tmp_pat
             core.scheduled(Seen(f"{ORIGINAL}/x/{n + 20}", ""))
             assert _on_its_way(core, f"{MIRROR}/x/{n + 20}") is None
         assert lot.kept == {}
+
+
+@pytest.mark.parametrize("risk", [0.0, 0.05])
+def test_a_new_page_re_issues_its_sections_bets_when_the_rule_stands_all_when_it_ends(
+    tmp_path: Path, risk: float
+) -> None:
+    """A mirror rule of 103 copies skips ten pages of ``/p/`` and five of ``/docs/``, whose
+    first page is fetched as the section's sample and comes back new. Within a risk of 5%
+    the rule stands (at most 4.5% of its pages differ): the five bets of ``/docs/`` go,
+    those of ``/p/`` stand. At the default risk the rule ends and all fifteen go."""
+    with crawl(tmp_path / "db", risk=risk) as (core, _, tally, _):
+        for n in range(103):  # judged as samples and links past the rule would be
+            _page(core, f"{ORIGINAL}/p/{n}")
+            core.fetched(f"{MIRROR}/p/{n}", f"{MIRROR}/p/{n}", 200)
+            core.verdict(f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}")
+        paths = [f"/p/{n}" for n in range(200, 210)] + [f"/docs/{n}" for n in range(6)]
+        for path in paths:
+            _page(core, ORIGINAL + path)
+        sample = f"{MIRROR}/docs/0"
+        assert not isinstance(core.scheduled(Seen(sample, sample)), Skip)  # the section's
+        skipped = [MIRROR + path for path in paths if MIRROR + path != sample]
+        for url in skipped:
+            assert isinstance(core.scheduled(Seen(url, url)), Skip), url
+        core.fetched(sample, sample, 200)
+        reissued = _reissued(core.verdict(sample, None))
+        docs = [url for url in skipped if "/docs/" in url]
+        if risk:
+            assert reissued == dict.fromkeys(docs, "rule_contradicted")
+            assert tally["simdedup/url/rules_held"] == 1
+            assert all(core.bets.get(url) for url in skipped if url not in docs)
+        else:
+            assert reissued == dict.fromkeys(skipped, "rule_weakened")
+            assert tally["simdedup/url/rules_held"] == 0

@@ -229,10 +229,7 @@ def _print_url_index(index: SimHashIndex) -> None:
     rules = learner.learned_rules()
     print(f"rules:      {len(rules):,} learned, {len(learner.rules()) - len(rules):,} in progress")
     for rule in rules[:MAX_LISTED]:
-        print(
-            f"  {rule.describe()}: {rule.duplicates:,} of {rule.duplicates + rule.uniques:,} "
-            "checked pages duplicated"
-        )
+        print(f"  {rule.describe()}: {learner.estimate(rule)}")
     parked = sum(1 for _ in urls.store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED)))
     if parked:
         print(

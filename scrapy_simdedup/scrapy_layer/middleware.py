@@ -173,6 +173,7 @@ class UrlSimHashMiddleware:
                 expected_size=self.config.expected_pages,
                 min_evidence=self.config.url_min_evidence,
                 sample_every=self.config.url_sample_every,
+                risk=self.config.url_risk,
             )
         except StoreError as exc:
             logger.error("simdedup: cannot open the URL index: %s", exc)

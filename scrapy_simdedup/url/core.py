@@ -400,15 +400,39 @@ class UrlCore(Generic[T]):
             if unpredicted and ticket is not None and self.follows_failed:
                 actions.append(FollowUnpredicted(ticket, tuple(unpredicted)))
         for rule in weakened:
-            bets = self.bets.under(rule.identity)
-            actions += self._reissue(bets, "rule_weakened")
-            if bets:  # a debug line per new page would cost the crawl more than its work
-                logger.debug(
-                    "simdedup: %s is new: %s weakened, %d parked requests re-issued",
-                    key, rule.describe(), len(bets),
-                )  # fmt: skip
+            actions += self._contradicted(rule, key, url)
         if weakened or original not in (None, key):
             self.count_rules(every=COUNT_RULES_EVERY)
+        return actions
+
+    def _contradicted(self, rule: Rule, key: str, url: str) -> list[Action[T]]:
+        """``url``'s page came back new where ``rule`` predicted a copy. A rule whose counts
+        still bound the share of its differing pages within ``SIMDEDUP_URL_RISK`` stands:
+        only the bets of the page's section (``section_template``) are re-issued, the
+        section where a page differs; otherwise the rule is weakened and all of its go."""
+        section = _section_of(url)
+        # At no risk every skip of a rule a new page contradicted goes, as it always did
+        # (a mirror pair may stand on the copies the other way).
+        if section is not None and self.judge.learner.risk > 0 and self.judge.stands(rule):
+            self.tally.inc_value(keys.URL_RULES_HELD)
+
+            def in_section(bet: Bet[T]) -> bool:
+                return bet.rule == rule.identity and _section_of(bet.url) == section
+
+            bets = self.bets.take_where(in_section)
+            actions = self._reissue(bets, "rule_contradicted")
+            logger.debug(
+                "simdedup: %s is new: %s stands (%s), %d parked requests of /%s re-issued",
+                key, rule.describe(), self.judge.learner.estimate(rule), len(bets), section,
+            )  # fmt: skip
+            return actions
+        bets = self.bets.under(rule.identity)
+        actions = self._reissue(bets, "rule_weakened")
+        if bets:  # a debug line per new page would cost the crawl more than its work
+            logger.debug(
+                "simdedup: %s is new: %s weakened, %d parked requests re-issued",
+                key, rule.describe(), len(bets),
+            )  # fmt: skip
         return actions
 
     def tick(self, *, force: bool = False) -> list[Action[T]]:
@@ -630,10 +654,10 @@ class UrlCore(Generic[T]):
             self.tally.set_value(key, sum(1 for rule in learned if rule.kind == kind))
 
     def mirror_lines(self) -> list[str]:
-        """The mirror rules standing at the end, for the closing summary."""
+        """The mirror rules standing at the end, with what their counts say, for the
+        closing summary."""
         return [
-            f"{rule.describe()}: {rule.duplicates} of {rule.duplicates + rule.uniques} "
-            "checked pages duplicated"
+            f"{rule.describe()}: {self.judge.learner.estimate(rule)}"
             for rule in self.judge.learned_rules()
             if rule.kind == "mirror" and self.judge.stands(rule)
         ]
@@ -1086,6 +1110,12 @@ class UrlCore(Generic[T]):
         except StoreError as exc:
             self._store_failed(exc)
             return None
+
+
+def _section_of(url: str) -> str | None:
+    """The section (``section_template``) of a URL, as rules name sections."""
+    parts = _source(url)
+    return None if parts is None else template_path(section_template(parts))
 
 
 def _source(url: str | None) -> UrlParts | None:

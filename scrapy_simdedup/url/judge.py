@@ -88,10 +88,12 @@ class UrlJudge:
         expected_size: int,
         min_evidence: int,
         sample_every: int,
+        risk: float = 0.0,
     ) -> UrlJudge:
         """The judge of a crawl: the URL index is made on first use, a different stored
         ``max_distance`` raises ``StoreMismatchError``; stored rules are on probation; on a
-        store several workers share, rules are exchanged with them while they run."""
+        store several workers share, rules are exchanged with them while they run.
+        ``risk``: the share of a rule's skipped pages that may differ (``estimate.py``)."""
         urls = index.companion(keyspace.URL_INDEX, max_distance, expected_size)
         judged = _Judged()
         shared = urls.shared
@@ -101,6 +103,7 @@ class UrlJudge:
             min_evidence=min_evidence,
             sample_every=sample_every,
             news=None if shared is None else RuleNews(shared),
+            risk=risk,
         )
         if shared is not None:  # workers choose a mirror pair's copy together (issue 35)
             learner.choose = partial(agreed_copy, shared)

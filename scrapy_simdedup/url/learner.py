@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
+from scrapy_simdedup.url.estimate import describe_bound
 from scrapy_simdedup.url.evidence import CrawlEvidence
 from scrapy_simdedup.url.features import path_template, section_template
 from scrapy_simdedup.url.findings import Findings
@@ -113,9 +114,13 @@ class UrlLearner:
         probation: bool = True,
         news: RuleNews | None = None,
         sizes: SiteSizes | None = None,
+        risk: float = 0.0,
     ) -> None:
         if min_evidence < 1 or sample_every < 2:
             raise ValueError("min_evidence must be at least 1 and sample_every at least 2")
+        if not 0.0 <= risk < 1.0:
+            raise ValueError(f"risk must be at least 0 and below 1, got {risk}")
+        self.risk = risk
         self.store = store
         self.news = news
         self.evidence = CrawlEvidence()  # what this worker saw itself, and the others
@@ -180,17 +185,17 @@ class UrlLearner:
     def _learned(self, rule: Rule) -> bool:
         """``rule.learned``; for a mirror, from the copies either way between its two hosts
         (fetched at once, either host's copy may come second)."""
-        reverse = self._reverse(rule)
-        if rule.kind != "mirror" or reverse is None:
-            return rule.learned(self.min_evidence)
-        pair = Rule(
-            "mirror", rule.host, other=rule.other,
-            duplicates=rule.duplicates + reverse.duplicates,
-            uniques=rule.uniques + reverse.uniques,
-            streak=rule.streak + reverse.streak,
-            content_duplicates=rule.content_duplicates + reverse.content_duplicates,
-        )  # fmt: skip
-        return pair.learned(self.min_evidence)
+        reverse = self._reverse(rule) if rule.kind == "mirror" else None
+        if reverse is None:
+            return rule.learned(self.min_evidence, self.risk)
+        return _pair(rule, reverse).learned(self.min_evidence, self.risk)
+
+    def estimate(self, rule: Rule) -> str:
+        """What ``rule``'s counts say, as a user reads it (``estimate.describe_bound``);
+        either way between its two hosts for a mirror."""
+        reverse = self._reverse(rule) if rule.kind == "mirror" else None
+        pair = rule if reverse is None else _pair(rule, reverse)
+        return describe_bound(pair.uniques, pair.duplicates + pair.uniques)
 
     def rule(self, identity: str) -> Rule | None:
         """The rule called ``identity`` (a bet names its rule so), None when unknown."""
@@ -476,7 +481,7 @@ class UrlLearner:
             for mirror in own
             if mirror.kind == "mirror"
             for rule in self.book.on_host(mirror.other)
-            if rule.kind == "pattern" and rule.learned(self.min_evidence)
+            if rule.kind == "pattern" and self._learned(rule)
         ]
         return own + inherited
 
@@ -599,7 +604,7 @@ class UrlLearner:
                 or rule.specific
                 or rule.denied
                 or rule.paths
-                or rule.learned(self.min_evidence)  # learned: ``decide`` judged it
+                or self._learned(rule)  # learned: ``decide`` judged it
                 or _past_first_page(rule, parts)
                 or self.switches(parts, rule.names)
                 or (ready is not None and not ready(rule))
@@ -812,6 +817,7 @@ class UrlLearner:
         if remote.chosen and not local.chosen:  # its direction, unless this one chose
             reverse = self._reverse(local)
             local.chosen = reverse is None or not reverse.chosen
+        local.proven = local.proven or self._learned(local)
         return local
 
     def _with_reverses(self, rules: Iterable[Rule]) -> list[Rule]:
@@ -909,6 +915,8 @@ class UrlLearner:
         """A verdict this worker saw: in the rule's counts, and in its own tally for the
         other workers (``refresh``)."""
         rule.record(duplicate, content_page=content_page)
+        if duplicate and not rule.proven:
+            rule.proven = self._learned(rule)
         if self.news is not None:
             self.evidence.record(rule.identity, duplicate=duplicate, content_page=content_page)
 
@@ -922,6 +930,18 @@ class UrlLearner:
     def save(self) -> None:
         """Write every rule changed since the last write (a crawl calls it when it ends)."""
         self.book.save()
+
+
+def _pair(mirror: Rule, reverse: Rule) -> Rule:
+    """A mirror and its reverse as one rule: the copies either way between two hosts."""
+    return Rule(
+        "mirror", mirror.host, other=mirror.other,
+        duplicates=mirror.duplicates + reverse.duplicates,
+        uniques=mirror.uniques + reverse.uniques,
+        streak=mirror.streak + reverse.streak,
+        content_duplicates=mirror.content_duplicates + reverse.content_duplicates,
+        proven=mirror.proven or reverse.proven,
+    )  # fmt: skip
 
 
 def _take_larger(local: Rule, remote: Rule) -> None:

@@ -14,6 +14,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from scrapy_simdedup.url.estimate import share_bound
 from scrapy_simdedup.url.parts import UrlParts
 
 GENERAL_VALUES = 3
@@ -64,6 +65,9 @@ class Rule:
     stopped: bool = field(default=False, compare=False)
     skipped_here: int = field(default=0, compare=False)  # trap: its skips in this crawl
     chained_here: int = field(default=0, compare=False)  # trap: of them, linked from its own
+    # its run of copies reached what it needs in this crawl: from then on a new page ends
+    # it only once its counts no longer bound the share of new pages within the risk
+    proven: bool = field(default=False, compare=False)
 
     @property
     def identity(self) -> str:
@@ -87,11 +91,22 @@ class Rule:
             return f"{self.template} is a trap (its pages copy each other)"
         return f"near the fetched {self.other}"
 
-    def learned(self, min_evidence: int) -> bool:
+    def learned(self, min_evidence: int, risk: float = 0.0) -> bool:
+        """Whether the rule skips: a run of ``min_evidence`` copies (twice that for a trap)
+        and ``MIN_DUPLICATE_SHARE`` of its verdicts copies; or, once such a run proved it in
+        this crawl, counts that bound the share of its pages that differ within ``risk``
+        (``estimate.py``), however recent its last new page. A trap stops at its first new
+        page (``stopped``): a calendar's busy day says nothing of the next."""
         needed = 2 * min_evidence if self.kind == "trap" else min_evidence
         share = self.duplicates / max(1, self.duplicates + self.uniques)
         spread = self.kind != "mirror" or self.content_duplicates >= min_evidence
-        return self.streak >= needed and share >= MIN_DUPLICATE_SHARE and spread
+        if share < MIN_DUPLICATE_SHARE or not spread:
+            return False
+        return self.streak >= needed or (self.proven and self.within(risk))
+
+    def within(self, risk: float) -> bool:
+        """Whether its counts bound the share of its pages that differ within ``risk``."""
+        return risk > 0.0 and share_bound(self.uniques, self.duplicates + self.uniques) <= risk
 
     def record(self, duplicate: bool, *, content_page: bool = False) -> None:
         if duplicate:
@@ -106,6 +121,7 @@ class Rule:
         data = asdict(self)
         for this_crawls in (
             "candidates", "exemplar", "waits", "stopped", "skipped_here", "chained_here",
+            "proven",
         ):  # fmt: skip
             del data[this_crawls]
         if not data["paths"]:  # as an earlier version writes it, and reads it

@@ -670,3 +670,31 @@ def test_a_second_crawl_after_the_site_moved_its_urls_keeps_every_story(
         assert third.simdedup()["simdedup/url/revisits_failed"] == len(stories)
     else:  # stored there, a third crawl meets each story at its new URL as a re-visit
         assert "simdedup/url/revisits_failed" not in third.simdedup(), third.simdedup()
+
+
+def test_a_mirror_rule_survives_one_new_page_within_the_users_risk(tmp_path: Path) -> None:
+    """A full mirror whose one page of a section of its own differs: that page is the
+    section's sample and comes back new after the rule was learned. At the default risk
+    the rule ends and every skip it made is re-issued; with ``SIMDEDUP_URL_RISK`` the rule
+    stands (its counts bound the share of differing pages within the risk), only that
+    section's skips go, and the other skips stand (issue 60: one page re-issued all 236).
+    Either way every distinct page plain Scrapy keeps is kept."""
+    sites = urlsites.mirror_with_a_differing_page()
+    dense = "SIMDEDUP_URL_SAMPLE_EVERY=2"  # many samples: the bound tightens fast
+    with urlsites.serve(sites) as urls:
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *PLAIN_SCRAPY[1::2])
+        ended = _crawl(urls, tmp_path / "ended", "ended.jsonl", dense, "LOG_LEVEL=DEBUG")
+        held = _crawl(urls, tmp_path / "held", "held.jsonl", dense, "SIMDEDUP_URL_RISK=0.3",
+                      "LOG_LEVEL=DEBUG")  # fmt: skip
+        plain_kept = _kept(plain, urls, sites)
+        assert plain_kept == _distinct(sites)
+        for crawl in (ended, held):
+            lost = sorted(plain_kept - _kept(crawl, urls, sites))
+            assert lost == [], (lost, crawl.simdedup(), _fetched_lines(crawl)[-60:])
+    ended_stats, held_stats = ended.simdedup(), held.simdedup()
+    assert ended_stats.get("simdedup/url/reissued/rule_weakened", 0) > 0, ended_stats
+    assert held_stats.get("simdedup/url/rules_held", 0) >= 1, held_stats  # the path ran
+    assert held_stats.get("simdedup/url/reissued/rule_weakened", 0) == 0, held_stats
+    assert _stat(held, "simdedup/url/reissued/") < _stat(ended, "simdedup/url/reissued/")
+    assert held_stats["simdedup/url/final"] > 0, held_stats  # the other skips stood
+    assert "of its pages differ (95% confidence)" in held.log

@@ -161,6 +161,31 @@ def mirror_behind_a_wall(
     return {"original": original, "mirror": mirror}
 
 
+def mirror_with_a_differing_page(shared: int = 30, articles: int = 60) -> dict[str, Site]:
+    """An original and its full mirror (docs linking articles past the 15th; the mirror
+    answers 50 ms later, so it is taken for the copy), whose ``/news/latest.html`` differs
+    from the original's. That page is alone in its section and linked from the last docs
+    pages only: the mirror rule is learned long before it, and it is fetched as the
+    section's sample (never skipped), to come back new beside its counterpart."""
+    original, mirror = Site(), Site()
+    docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
+    linked = tuple(f"/article/{n}" for n in range(1, articles + 1))
+    for site, delay in ((original, 0.0), (mirror, 0.05)):
+        site.pages["/"] = page("home", docs[:10], delay=delay)
+        for n, path in enumerate(docs):
+            links = (
+                docs[n + 1 : n + 11]
+                + linked * (n >= 15)
+                + ("/news/latest.html",) * (n >= shared - 3)
+            )
+            site.pages[path] = page(f"doc-{path}", links, delay=delay)
+        for n, path in enumerate(linked):
+            site.pages[path] = page(f"article-{n}", delay=delay)
+    original.pages["/news/latest.html"] = page("news-latest")
+    mirror.pages["/news/latest.html"] = page("news-latest-on-the-mirror", delay=0.05)
+    return {"original": original, "mirror": mirror}
+
+
 def moving_news(moved: str | None, articles: int = 30, old_links: int = 0) -> Site:
     """A news site whose stories live at ``/article/N``; ``moved``: after the site moved
     them to ``/posts/N``, its old URLs answer "301" (to the new one) or "404"; or "503":
