@@ -3,6 +3,7 @@
     python3 benchmarks/crawl.py [--rounds 3] [--only pipeline,middleware,traps,scenarios,site]
                                 [--before CHECKOUT] [--profile PATH] [--components]
                                 [--shell] [--judged] [--setting NAME=VALUE ...]
+                                [--scenario NAME ...] [--risk SHARE]
 
 ``site``: CPU per fetched page of the crawl's process (and of the fingerprint helper, apart;
 and the whole site's CPU, the helper's included) on a ~5,000-page site of real text served
@@ -24,9 +25,14 @@ pipeline, URL checks off against adaptive. ``scenarios``: per site (the demo, an
 and its mirror started together, the trap site, a forum with removed posts, two shops
 sharing legal pages, and the six ways a skip lost a page in ordinary settings: a page
 budget, a depth limit, a mirror's own section, a soft 404, ``?lang=`` fallbacks, a long
-finite calendar), URL checks off against adaptive: the share of duplicate-only requests
+finite calendar; and a mirror whose one page differs, a mirror that lags behind on 4 of its
+120 articles), URL checks off against adaptive: the share of duplicate-only requests
 skipped, requests, bytes and seconds, re-issues, distinct pages kept (and per 1,000
-requests), and distinct pages lost against the crawl without URL checks (must be 0).
+requests), and distinct pages lost against the crawl without URL checks. ``--risk SHARE``
+adds, per scenario, a crawl with ``SIMDEDUP_URL_RISK=SHARE``; each adaptive crawl also
+prints the largest bound its mirror rules stated at the end (``bound``) beside the share of
+its final skips that really differed (``differed``: pages lost over skips that stood).
+``--scenario`` crawls only the scenarios named.
 
 The site is generated on 127.0.0.1: every document of the benchmark corpora (Python
 Reference topics and Chinese news) on an original host, all of them again on a mirror, and
@@ -80,6 +86,13 @@ def generated_sites() -> dict[str, dict[str, Page]]:
 
 
 def crawl(urls: list[str], settings: list[str], root: Path = ROOT) -> dict[str, object]:
+    return crawl_with_log(urls, settings, root)[0]
+
+
+def crawl_with_log(
+    urls: list[str], settings: list[str], root: Path = ROOT
+) -> tuple[dict[str, object], str]:
+    """Scrapy's closing stats of one crawl, and its log."""
     done = subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", "pages", "-a", "start_urls=" + ",".join(urls),
          "-s", "LOG_LEVEL=INFO", *settings],
@@ -90,7 +103,7 @@ def crawl(urls: list[str], settings: list[str], root: Path = ROOT) -> dict[str, 
     if match is None:
         raise RuntimeError(done.stderr[-2000:])
     stats: dict[str, object] = eval(match.group(1), {"datetime": datetime})  # Scrapy's own dump
-    return stats
+    return stats, done.stderr
 
 
 def pages_per_second(stats: dict[str, object]) -> float:
@@ -120,6 +133,13 @@ def main() -> None:
         help="site: also crawl with the content judge in a helper process (an experiment)",
     )  # fmt: skip
     parser.add_argument(
+        "--scenario", action="append", default=[], metavar="NAME",
+        help="scenarios: crawl only this one (repeatable)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--risk", type=float, help="scenarios: also crawl with SIMDEDUP_URL_RISK at this share"
+    )
+    parser.add_argument(
         "--setting", action="append", default=[], metavar="NAME=VALUE",
         help="site: a Scrapy setting for every crawl, plain Scrapy's too (repeatable), "
         "e.g. CONCURRENT_ITEMS=8",
@@ -145,7 +165,7 @@ def main() -> None:
     if "traps" in parts:
         trap_savings(args.rounds)
     if "scenarios" in parts:
-        url_scenarios(args.rounds)
+        url_scenarios(args.rounds, args.scenario, args.risk)
 
 
 def pipeline_cost(rounds: int, before: Path | None = None) -> None:
@@ -309,6 +329,8 @@ def _scenarios() -> dict[str, Scenario]:
         "soft404": generated(urlsites.mirror_with_soft_404s()),
         "lang": generated({"news": urlsites.translated_news()}),
         "calendar": generated({"calendar": urlsites.calendar(days=1216, busy=busy)}),
+        "differing": generated(urlsites.mirror_with_a_differing_page()),
+        "lagging": generated(urlsites.lagging_mirror()),
     }
 
 
@@ -323,25 +345,35 @@ def _kept(feed: Path, served: dict[str, str], contents: Contents) -> set[str]:
     return kept
 
 
-def url_scenarios(rounds: int) -> None:
+_BOUND = re.compile(r"mirrors \S+: [\d,]+ pages? judged, [\d,]+ new: at most ([\d.]+)%")
+
+
+def url_scenarios(rounds: int, only: list[str] | None = None, risk: float | None = None) -> None:
     """Per scenario: URL checks off (the content pipeline alone, which fetches what plain
     Scrapy fetches) against adaptive, in the same round. ``lost``: distinct pages the
-    crawl without URL checks kept and adaptive did not (must be 0); ``per 1k``: distinct
-    pages kept per 1,000 requests (under a budget, the plugin must keep more)."""
+    crawl without URL checks kept and adaptive did not; ``per 1k``: distinct pages kept per
+    1,000 requests (under a budget, the plugin must keep more). ``bound``: the largest
+    bound the mirror rules in force stated at the end; ``differed``: lost over the skips
+    that stood (skipped, not re-issued)."""
+    modes = {"off": ["-s", "SIMDEDUP_URL_MODE=off"], "adaptive": []}
+    if risk is not None:
+        modes[f"risk={risk:g}"] = ["-s", f"SIMDEDUP_URL_RISK={risk}"]
     print(f"\n{'scenario':>9} {'round':>5} {'mode':>9} {'requests':>9} {'MB':>6} {'seconds':>8} "
           f"{'dup.fetch':>9} {'skipped':>8} {'reissued':>8} {'kept':>5} {'per 1k':>7} "
-          f"{'lost':>5}")  # fmt: skip
+          f"{'lost':>5} {'bound':>6} {'differed':>8}")  # fmt: skip
     for name, (serve, contents, settings, linked) in _scenarios().items():
+        if only and name not in only:
+            continue
         with serve() as served, tempfile.TemporaryDirectory() as folder:
             linked(served)
             for n in range(rounds):
                 dropped: dict[str, int] = {}
                 kept: dict[str, set[str]] = {}
-                for mode in ("off", "adaptive"):
+                for mode, mode_settings in modes.items():
                     feed = Path(folder) / f"{mode}{n}.jsonl"
-                    stats = crawl(list(served.values()), [
-                        "-s", f"SIMDEDUP_DIR={folder}/{mode}{n}", "-s", f"SIMDEDUP_URL_MODE={mode}",
-                        "-o", f"{feed}:jsonl", *settings,
+                    stats, log = crawl_with_log(list(served.values()), [
+                        "-s", f"SIMDEDUP_DIR={folder}/{mode}{n}", "-o", f"{feed}:jsonl",
+                        *mode_settings, *settings,
                     ])  # fmt: skip
                     dropped[mode] = int(stats.get("item_dropped_count", 0))  # type: ignore[call-overload]
                     count = {
@@ -353,17 +385,24 @@ def url_scenarios(rounds: int) -> None:
                     kept[mode] = _kept(feed, served, contents)
                     lost = len(kept["off"] - kept[mode])
                     requests = int(stats["downloader/request_count"])  # type: ignore[call-overload]
+                    bounds = [float(found) for found in _BOUND.findall(log)]
+                    bound = f"{max(bounds):.1f}%" if bounds else "-"
+                    stood = count["skipped"] - count["reissued"]
+                    differed = f"{100 * lost / stood:.1f}%" if stood > 0 else "-"
                     print(
                         f"{name:>9} {n + 1:>5} {mode:>9} {requests:>9,} "
                         f"{int(stats['downloader/response_bytes']) / 2**20:>6.1f} "  # type: ignore[call-overload]
                         f"{float(stats['elapsed_time_seconds']):>8.1f} {dropped[mode]:>9,} "  # type: ignore[arg-type]
                         f"{count['skipped']:>8,} {count['reissued']:>8,} {len(kept[mode]):>5} "
-                        f"{1000 * len(kept[mode]) / max(1, requests):>7.1f} {lost:>5}",
+                        f"{1000 * len(kept[mode]) / max(1, requests):>7.1f} {lost:>5} "
+                        f"{bound:>6} {differed:>8}",
                         flush=True,
                     )
                 if dropped["off"]:
-                    share = 1 - dropped["adaptive"] / dropped["off"]
-                    print(f"{name:>9} {n + 1:>5} duplicate-only fetches avoided: {share:.0%}")
+                    for mode in list(modes)[1:]:
+                        share = 1 - dropped[mode] / dropped["off"]
+                        print(f"{name:>9} {n + 1:>5} {mode}: duplicate-only fetches avoided: "
+                              f"{share:.0%}")  # fmt: skip
 
 
 if __name__ == "__main__":

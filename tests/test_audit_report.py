@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from scrapy_simdedup.audit.histogram import counts_in, histogram
-from scrapy_simdedup.audit.records import url_requested_record
+from scrapy_simdedup.audit.records import url_requested_record, url_rule_record
 from scrapy_simdedup.audit.report import report
 from scrapy_simdedup.audit.summary import last_crawl, summarise
 from scrapy_simdedup.audit.tuning import distance_advice, threshold_advice
@@ -138,3 +138,24 @@ def test_the_report_reads_at_a_glance() -> None:
     assert "    0.780  http://e.example/0  ~ http://a.example/0  (2 bits; similarity under" in text
     assert "0.80-0.85" in text and "<- the threshold" in text
     assert "  SIMDEDUP_CONFIRM_SIMILARITY = 0.65: 4 of the 4 pages kept on similarity alone" in text
+
+
+def test_each_url_rule_in_force_at_the_end_is_reported_with_its_bound() -> None:
+    # Only the last crawl's rules; a line edited by hand is named, not a crash.
+    mirror = Rule("mirror", "m.example", other="a.example")
+    pattern = Rule("pattern", "a.example", names=("sid",), template="/news/")
+    old = [CRAWL, url_rule_record(mirror, 20, 1)]
+    records = [*old, CRAWL, url_rule_record(mirror, 240, 1), url_rule_record(pattern, 59, 0)]
+    records.append({"event": "url_rule", "rule_name": "x.example mirrors y.example", "new": "?"})
+    text = "\n".join(report(summarise(last_crawl(records))))
+    assert (
+        "  m.example mirrors a.example: 240 pages judged, 1 new: at most 2.0% of its pages "
+        "differ (95% confidence)" in text
+    )
+    assert (
+        "a.example: parameters sid change nothing on /news/: 59 pages judged, 0 new: at most 5.0%"
+        in text
+    )
+    assert "20 pages judged" not in text
+    assert "  x.example mirrors y.example: counts unreadable (None judged, '?' new)" in text
+    assert "URL rules at the crawl's end" in "\n".join(report(summarise([CRAWL])))

@@ -919,3 +919,17 @@ def test_a_stored_rule_is_proven_again_by_a_run_in_this_crawl_before_it_survives
 def test_a_risk_outside_its_range_is_refused() -> None:
     with pytest.raises(ValueError, match="risk"):
         _learner(Fetched(), risk=1.0)  # type: ignore[arg-type]
+
+
+def test_with_a_risk_a_rule_samples_one_in_two_until_its_pages_bound_the_risk() -> None:
+    # At 30% a rule needs 9 pages judged and none new (at most 28% differ): until then one
+    # would-be skip in two is a sample; then one in twice its copies, as without a risk.
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3, risk=0.3)  # type: ignore[arg-type]
+    _mirror_learned(learner, fetched)
+    rule = _standing_mirror(learner)
+    assert learner._sample_interval(rule) == 2  # 3 judged: at most 63% differ
+    for n in range(3, 9):
+        _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
+    assert learner._sample_interval(rule) == 18
+    assert _learner(Fetched(), min_evidence=3)._sample_interval(rule) == 18

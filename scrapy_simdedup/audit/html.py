@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.audit import bins
 from scrapy_simdedup.audit.charts import bar_chart
 from scrapy_simdedup.audit.htmlassets import SCRIPT, STYLE
-from scrapy_simdedup.audit.report import FOUND_BY, advice, overview
+from scrapy_simdedup.audit.report import FOUND_BY, advice, overview, rule_lines
 from scrapy_simdedup.audit.sidebyside import side_by_side, template_lines
 from scrapy_simdedup.audit.summary import host, why_kept
 
@@ -53,6 +53,7 @@ def html_report(
         f"<h1>scrapy-simdedup report</h1><p class='source'>{escape(source)}</p>",
         "".join(f"<p class='overview'>{escape(line)}</p>" for line in overview(summary)),
         _mirrors(summary),
+        _rules(summary),
         _clusters(summary),
         "<h2>Histograms</h2>",
         _chart(bins.distances(summary), f"k = {summary.max_distance}", after=True),
@@ -91,6 +92,13 @@ def _mirrors(summary: Summary) -> str:
     )
     table = f"<table class='mirrors'>{head}{''.join(rows)}</table>" if rows else "<p>none</p>"
     return f"<h2>Mirror hosts</h2>{table}"
+
+
+def _rules(summary: Summary) -> str:
+    """The URL rules in force at the crawl's end, each with its stated bound."""
+    items = "".join(f"<li>{escape(line)}</li>" for line in rule_lines(summary))
+    listed = f"<ul class='rules'>{items}</ul>" if items else "<p>none</p>"
+    return f"<h2>URL rules at the crawl's end</h2>{listed}"
 
 
 def _clusters(summary: Summary) -> str:

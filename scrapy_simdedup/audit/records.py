@@ -32,6 +32,10 @@ Every line has ``event``, ``time`` (UTC, ISO 8601, milliseconds) and the page it
   ``rule_weakened``, ...), with the rule and counterpart it had relied on.
   ``url_requested``: ``url``, a mirror's copy of ``failed`` (which brought no page on the
   original), requested because the mirror rule ``rule_name`` had skipped pages linking it.
+* ``url_rule``: at the crawl's end, one line per URL rule in force: ``rule``, ``rule_name``,
+  ``judged`` (pages judged under it: those that taught it, its samples, links fetched past
+  it), ``new`` (of them, pages that came back new) and ``bound`` (at most this share of its
+  pages differ, at 95% confidence: ``url/estimate.py``).
 """
 
 from __future__ import annotations
@@ -39,12 +43,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from scrapy_simdedup.url.estimate import share_bound
+
 if TYPE_CHECKING:
     from scrapy_simdedup.judges.verdict import Verdict
     from scrapy_simdedup.url.rules import Rule
 
 CONTENT_EVENTS = ("dropped", "annotated", "unconfirmed")
-URL_EVENTS = ("url_skipped", "url_reissued", "url_requested")
+URL_EVENTS = ("url_skipped", "url_reissued", "url_requested", "url_rule")
 Record = dict[str, Any]
 
 
@@ -113,6 +119,18 @@ def url_reissued_record(url: str, why: str, rule: Rule | None, counterpart: str 
         "rule": rule.kind if rule else None,
         "rule_name": rule.describe() if rule else None,
         "counterpart": counterpart,
+    }
+
+
+def url_rule_record(rule: Rule, judged: int, new: int) -> Record:
+    return {
+        "event": "url_rule",
+        "time": now(),
+        "rule": rule.kind,
+        "rule_name": rule.describe(),
+        "judged": judged,
+        "new": new,
+        "bound": round(share_bound(new, judged), 4),
     }
 
 

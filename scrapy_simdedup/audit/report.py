@@ -11,6 +11,7 @@ from scrapy_simdedup.audit.summary import why_kept
 from scrapy_simdedup.audit.tuning import JUST_UNDER, distance_advice, threshold_advice
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
 from scrapy_simdedup.index.tables import choose_design
+from scrapy_simdedup.url.estimate import describe_bound
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -32,6 +33,8 @@ def report(summary: Summary, *, clusters: int = LISTED) -> list[str]:
     lines = overview(summary)
     lines += ["", "Mirror hosts (one host serving another's pages)"]
     lines += [line for pair in summary.mirrors for line in _mirror(pair)] or ["  none"]
+    lines += ["", "URL rules at the crawl's end (what the pages judged under each say)"]
+    lines += [f"  {line}" for line in rule_lines(summary)] or ["  none"]
     lines += ["", "Largest clusters (original <- its copies)"]
     lines += _clusters(summary, clusters) or ["  none"]
     lines += ["", *_distances(summary), "", *_similarities(summary)]
@@ -57,6 +60,18 @@ def overview(summary: Summary) -> list[str]:
         f"{events['url_skipped']:,} requests skipped before download{skipped}, "
         f"{events['url_reissued']:,} re-issued{followed}",
     ]
+
+
+def rule_lines(summary: Summary) -> list[str]:
+    """One line per URL rule in force at the last crawl's end, with its stated bound."""
+    return [f"{record.get('rule_name')}: {_bound(record)}" for record in summary.rules]
+
+
+def _bound(record: Record) -> str:
+    try:
+        return describe_bound(int(record["new"]), int(record["judged"]))
+    except (KeyError, TypeError, ValueError):  # a line edited by hand, or cut short
+        return f"counts unreadable ({record.get('judged')!r} judged, {record.get('new')!r} new)"
 
 
 def _counted(values: Iterable[str]) -> str:

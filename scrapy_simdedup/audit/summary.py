@@ -79,6 +79,7 @@ class Summary:
     clusters: list[Cluster]
     copies: list[Record]  # dropped or annotated
     unconfirmed: list[Record]
+    rules: list[Record] = field(default_factory=list)  # URL rules in force at the last end
 
     @property
     def threshold(self) -> float:
@@ -110,6 +111,7 @@ def summarise(records: list[Record], defaults: dict[str, Any] | None = None) -> 
         clusters=clusters(copies),
         copies=copies,
         unconfirmed=unconfirmed,
+        rules=[record for record in last_crawl(records) if record.get("event") == "url_rule"],
     )
 
 

@@ -64,6 +64,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 R = TypeVar("R")
 
+MAX_RULES_LOGGED = 1_000
+"""URL rules in force written to the verdict log at the crawl's end (``url_rule``), at most."""
 OPT_OUT = "simdedup_dont_skip"
 """``Request.meta`` key: a request carrying it (true) is never skipped."""
 SAMPLE = "simdedup_sample"
@@ -377,6 +379,9 @@ class UrlSimHashMiddleware:
         if core is not None:
             core.count_rules()
             mirrors = self._guarded(core.mirror_lines) or []
+            standing = self._guarded(core.standing_rules) or []
+            for rule, judged, new in standing[:MAX_RULES_LOGGED]:
+                self.verdicts.rule(rule, judged, new)
         logger.info(keys.url_summary(self._stats, mirrors))
         self.judge = None
         self.core = None

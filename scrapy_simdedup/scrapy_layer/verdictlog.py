@@ -19,6 +19,7 @@ from scrapy_simdedup.audit.records import (
     crawl_record,
     url_reissued_record,
     url_requested_record,
+    url_rule_record,
     url_skipped_record,
 )
 from scrapy_simdedup.errors import SettingError
@@ -107,6 +108,11 @@ class CrawlVerdictLog:
     def reissued(self, url: str, why: str, rule: Rule | None, counterpart: str | None) -> None:
         if self.log is not None:
             self._write(url_reissued_record(url, why, rule, counterpart))
+
+    def rule(self, rule: Rule, judged: int, new: int) -> None:
+        """A URL rule in force at the crawl's end, with what its counts say."""
+        if self.log is not None:
+            self._write(url_rule_record(rule, judged, new))
 
     def requested_on_mirror(self, url: str, failed: str, rule: Rule) -> None:
         if self.log is not None:

@@ -653,6 +653,15 @@ class UrlCore(Generic[T]):
         ):
             self.tally.set_value(key, sum(1 for rule in learned if rule.kind == kind))
 
+    def standing_rules(self) -> list[tuple[Rule, int, int]]:
+        """The rules in force at the end, each with (pages judged under it, of them new)."""
+        learner = self.judge.learner
+        return [
+            (rule, *learner.judged(rule))
+            for rule in self.judge.learned_rules()
+            if self.judge.stands(rule)
+        ]
+
     def mirror_lines(self) -> list[str]:
         """The mirror rules standing at the end, with what their counts say, for the
         closing summary."""

@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.url.estimate import describe_bound
+from scrapy_simdedup.url.estimate import describe_bound, share_bound
 from scrapy_simdedup.url.evidence import CrawlEvidence
 from scrapy_simdedup.url.features import path_template, section_template
 from scrapy_simdedup.url.findings import Findings
@@ -190,12 +190,17 @@ class UrlLearner:
             return rule.learned(self.min_evidence, self.risk)
         return _pair(rule, reverse).learned(self.min_evidence, self.risk)
 
-    def estimate(self, rule: Rule) -> str:
-        """What ``rule``'s counts say, as a user reads it (``estimate.describe_bound``);
-        either way between its two hosts for a mirror."""
+    def judged(self, rule: Rule) -> tuple[int, int]:
+        """(pages judged under ``rule``, of them new): either way between its two hosts
+        for a mirror."""
         reverse = self._reverse(rule) if rule.kind == "mirror" else None
         pair = rule if reverse is None else _pair(rule, reverse)
-        return describe_bound(pair.uniques, pair.duplicates + pair.uniques)
+        return pair.duplicates + pair.uniques, pair.uniques
+
+    def estimate(self, rule: Rule) -> str:
+        """What ``rule``'s counts say, as a user reads it (``estimate.describe_bound``)."""
+        judged, new = self.judged(rule)
+        return describe_bound(new, judged)
 
     def rule(self, identity: str) -> Rule | None:
         """The rule called ``identity`` (a bet names its rule so), None when unknown."""
@@ -450,11 +455,17 @@ class UrlLearner:
         """One in this many would-be skips is fetched: one in as many copies as the rule
         rests on (a mirror: copies either way between its two hosts) while that is fewer
         than ``sample_every``, so a rule learned from a handful of pages never covers many
-        more URLs unchecked."""
+        more URLs unchecked. With a risk (``SIMDEDUP_URL_RISK``), one in two until the
+        pages judged under the rule bound the share of its differing pages within it: the
+        bound a rule states is held by samples, not by its first pages alone."""
         evidence = rule.duplicates
         if rule.kind == "mirror":
             reverse = self._reverse(rule)
             evidence += reverse.duplicates if reverse else 0
+        if self.risk > 0.0:
+            judged, new = self.judged(rule)
+            if share_bound(new, judged) > self.risk:
+                return 2
         return max(2, min(self.sample_every, 2 * evidence))
 
     def _in_force(self, host: str) -> list[Rule]:

@@ -82,7 +82,8 @@ class Rule:
             return f"{self.host} mirrors {self.other}"
         if self.kind == "pattern":
             section = template_path(self.template)
-            values = "" if len(self.values) >= GENERAL_VALUES else f" ({' or '.join(self.values)})"
+            general = not self.values or len(self.values) >= GENERAL_VALUES
+            values = "" if general else f" ({' or '.join(self.values)})"
             return (
                 f"{self.host}: parameters {', '.join(self.names)}{values} change nothing"
                 f" on /{section}"

@@ -684,8 +684,9 @@ def test_a_mirror_rule_survives_one_new_page_within_the_users_risk(tmp_path: Pat
     with urlsites.serve(sites) as urls:
         plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *PLAIN_SCRAPY[1::2])
         ended = _crawl(urls, tmp_path / "ended", "ended.jsonl", dense, "LOG_LEVEL=DEBUG")
+        log = tmp_path / "held" / "verdicts.jsonl"
         held = _crawl(urls, tmp_path / "held", "held.jsonl", dense, "SIMDEDUP_URL_RISK=0.3",
-                      "LOG_LEVEL=DEBUG")  # fmt: skip
+                      "LOG_LEVEL=DEBUG", f"SIMDEDUP_VERDICT_LOG={log}")  # fmt: skip
         plain_kept = _kept(plain, urls, sites)
         assert plain_kept == _distinct(sites)
         for crawl in (ended, held):
@@ -698,3 +699,6 @@ def test_a_mirror_rule_survives_one_new_page_within_the_users_risk(tmp_path: Pat
     assert _stat(held, "simdedup/url/reissued/") < _stat(ended, "simdedup/url/reissued/")
     assert held_stats["simdedup/url/final"] > 0, held_stats  # the other skips stood
     assert "of its pages differ (95% confidence)" in held.log
+    records = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    (rule,) = [r for r in records if r["event"] == "url_rule" and r["rule"] == "mirror"]
+    assert rule["new"] == 1 and rule["judged"] > 10 and rule["bound"] <= 0.3, rule

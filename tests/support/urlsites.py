@@ -46,6 +46,7 @@ class Site:
     pages: dict[str, Page] = field(default_factory=dict)
     walled_after: int | None = None  # requests answered before every page is a bot wall
     shell_prefix: str | None = None  # paths answered with an empty app shell
+    banner: bool = False  # a banner with the time and a request number, new per request
     served: itertools.count[int] = field(default_factory=itertools.count)
 
     def distinct(self) -> set[str]:
@@ -99,7 +100,12 @@ def _handler(name: str, site: Site) -> type[BaseHTTPRequestHandler]:
             if walled or (site.shell_prefix and self.path.startswith(site.shell_prefix)):
                 send_html(self, BOT_WALL if walled else APP_SHELL)
                 return
-            send_html(self, render(name, self.path, found))  # a timeout test gives up on it
+            page = render(name, self.path, found)
+            if site.banner:
+                now = datetime.datetime.now()
+                served = f"Mirrored copy, served {now:%H:%M:%S.%f} as no. {next(site.served)}"
+                page = page.replace(b"<header>", f"<header><div>{served}</div>".encode(), 1)
+            send_html(self, page)  # a timeout test gives up on it
 
         def log_message(self, format: str, *args: object) -> None:
             pass
@@ -166,8 +172,9 @@ def mirror_with_a_differing_page(shared: int = 30, articles: int = 60) -> dict[s
     answers 50 ms later, so it is taken for the copy), whose ``/news/latest.html`` differs
     from the original's. That page is alone in its section and linked from the last docs
     pages only: the mirror rule is learned long before it, and it is fetched as the
-    section's sample (never skipped), to come back new beside its counterpart."""
-    original, mirror = Site(), Site()
+    section's sample (never skipped), to come back new beside its counterpart. The mirror
+    tops each page with a banner of the time and a request number, new per request."""
+    original, mirror = Site(), Site(banner=True)
     docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
     linked = tuple(f"/article/{n}" for n in range(1, articles + 1))
     for site, delay in ((original, 0.0), (mirror, 0.05)):
@@ -183,6 +190,30 @@ def mirror_with_a_differing_page(shared: int = 30, articles: int = 60) -> dict[s
             site.pages[path] = page(f"article-{n}", delay=delay)
     original.pages["/news/latest.html"] = page("news-latest")
     mirror.pages["/news/latest.html"] = page("news-latest-on-the-mirror", delay=0.05)
+    return {"original": original, "mirror": mirror}
+
+
+def lagging_mirror(shared: int = 30, articles: int = 120, lagging: int = 4) -> dict[str, Site]:
+    """An original and its full mirror (docs linking articles past the 15th; the mirror
+    answers 50 ms later, so it is taken for the copy) that lags behind: ``lagging`` of its
+    articles are an older version, whose text the original has since replaced. Each is a
+    page of its own that only a sample can find."""
+    original, mirror = Site(), Site()
+    docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
+    linked = tuple(f"/article/{n}" for n in range(1, articles + 1))
+    older = {linked[n * articles // lagging] for n in range(lagging)}
+    for site, delay in ((original, 0.0), (mirror, 0.05)):
+        site.pages["/"] = page("home", docs[:10], delay=delay)
+        for n, path in enumerate(docs):
+            links = docs[n + 1 : n + 11] + linked * (n >= 15)
+            site.pages[path] = page(f"doc-{path}", links, delay=delay)
+        for n, path in enumerate(linked):
+            site.pages[path] = page(f"article-{n}", delay=delay)
+            if site is mirror and path in older:  # its last paragraph, as it was
+                current = site.pages[path]
+                kept = " ".join(current.body.split()[:120])
+                body = f"{kept} {prose(f'article-{n}-older', 40)}"
+                site.pages[path] = Page(f"article-{n}-older", current.title, body, delay=delay)
     return {"original": original, "mirror": mirror}
 
 
