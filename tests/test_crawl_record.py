@@ -254,7 +254,7 @@ def test_a_copy_another_worker_judged_first_weakens_no_rule_here(redis_url: str)
                 index, mode="adaptive", max_distance=3, expected_size=1_000,
                 min_evidence=3, sample_every=1000,
             )  # fmt: skip
-            judge.crawl = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
+            judge.peers = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
             judges.append(judge)
         first, second = judges
         for n in range(3):
@@ -267,7 +267,7 @@ def test_a_copy_another_worker_judged_first_weakens_no_rule_here(redis_url: str)
             first.fetched(url_parts(f"{original}/p/{n}"))
             second.fetched(url_parts(f"{mirror}/p/{n}"))
             verdict = Verdict(f"{mirror}/p/{n}", original=second_finds)
-            in_crawl(verdict, second.crawl)  # type: ignore[arg-type]
+            in_crawl(verdict, second.peers)  # type: ignore[arg-type]
             second.observe(f"{mirror}/p/{n}", second_finds)
             weakened = first.observe(f"{original}/p/{n}", None)
             if second_finds:
@@ -288,8 +288,8 @@ def test_a_bet_on_a_page_another_worker_releases_is_reissued_at_idle(redis_url: 
         counterpart, copy = f"{original}/p/8", f"{mirror}/p/8"
         assert not isinstance(second.scheduled(Seen(counterpart, "counterpart")), Skip)
         second.fetched(counterpart, "counterpart", 200)
-        assert second.crawl is not None and first.crawl is not None
-        in_crawl(Verdict(counterpart), second.crawl)
+        assert second.peers.shared and first.peers.shared
+        in_crawl(Verdict(counterpart), second.peers)  # type: ignore[arg-type]
         second.verdict(counterpart, None)
         skip = first.scheduled(Seen(copy, "copy"))
         assert isinstance(skip, Skip) and skip.counterpart == counterpart, skip
@@ -369,8 +369,8 @@ def test_a_soft_404_another_worker_found_settles_no_bet_here(redis_url: str) -> 
         skip = first.scheduled(Seen(copy, "copy"))
         assert isinstance(skip, Skip) and skip.counterpart == gone, skip
         second.fetched(gone, gone, 200)
-        assert second.crawl is not None
-        in_crawl(Verdict(gone, f"{original}/story/1"), second.crawl)
+        assert second.peers.shared
+        in_crawl(Verdict(gone, f"{original}/story/1"), second.peers)  # type: ignore[arg-type]
         second.verdict(gone, f"{original}/story/1")
         assert first.judge.brought(gone)  # by the crawl's record alone it would stand
         assert _heard(first, second) == {copy: "counterpart_not_predicted"}
@@ -404,8 +404,8 @@ def test_a_rule_another_workers_probe_refuted_reissues_the_requests_waiting_on_i
                 sent.append(variant)
         assert sent, "the second worker sent none of its share"
         second.fetched(sent[0], sent[0], 200)
-        assert second.crawl is not None
-        in_crawl(Verdict(sent[0]), second.crawl)
+        assert second.peers.shared
+        in_crawl(Verdict(sent[0]), second.peers)  # type: ignore[arg-type]
         second.verdict(sent[0], None)  # a colour with a page of its own
         for n in range(20, 23):  # then copies teach the rule (the new page left no trace)
             _judged(second, f"{site}/shop/{n}")
@@ -454,8 +454,8 @@ def test_idle_waits_for_a_counterpart_another_worker_has_on_its_way(redis_url: s
         second.fetched(counterpart, "p6", 200)
         assert first.judge.brought(counterpart)  # as far as is known: final, were it asked
         assert _reissued(first.idle()) == {} and first.awaiting, "final before its verdict"
-        assert second.crawl is not None
-        in_crawl(Verdict(counterpart, "http://earlier.test/p/6"), second.crawl)
+        assert second.peers.shared
+        in_crawl(Verdict(counterpart, "http://earlier.test/p/6"), second.peers)  # type: ignore[arg-type]
         assert _reissued(first.idle()) == {f"{mirror}/p/6": "unsettled"}
         assert not first.awaiting
         # Alone (the other worker left): what has not come is re-issued at idle at once.
@@ -528,8 +528,8 @@ def _judged_on_its_way(core: UrlCore[str], url: str, original: str | None = None
     """``url``, already on its way on ``core``'s worker, answers 200 and is judged a copy
     of ``original`` (or new), in the crawl's record as the pipeline records it."""
     core.fetched(url, url, 200)
-    assert core.crawl is not None
-    in_crawl(Verdict(url, original), core.crawl)
+    assert core.peers.shared
+    in_crawl(Verdict(url, original), core.peers)  # type: ignore[arg-type]
     core.verdict(url, original)
 
 
@@ -610,7 +610,7 @@ def test_a_reissue_the_closing_engine_cannot_take_is_kept_only_on_a_crawl_of_its
         core.closed("shutdown")
         assert lot.kept == {"http://m.test/p/1": "ticket"}  # parked for the next crawl
         shared = UrlCore(judge, Lot(), Tally(), drop=True)
-        shared.crawl = join_crawl(index.store, worker(index.store, "w1")).record  # type: ignore[arg-type]
+        shared.judge.peers = join_crawl(index.store, worker(index.store, "w1")).record  # type: ignore[arg-type]
         assert not shared.unsent(reissue)  # sent: the crawl's queue keeps it
 
 
@@ -632,7 +632,7 @@ def _two_workers(
             )  # fmt: skip
             core = UrlCore(judge, lot(name), Tally(), drop=True, clock=clock or time.monotonic)
             record = join_crawl(index.store, worker(index.store, name)).record  # type: ignore[arg-type]
-            core.crawl = judge.crawl = record
+            judge.peers = record
             core.opened()
             cores.append(core)
         yield cores[0], cores[1]

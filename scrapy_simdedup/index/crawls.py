@@ -75,6 +75,8 @@ class Joined:
 class CrawlRecord:
     """One crawl's marks per URL on a shared store (see the module docstring)."""
 
+    shared = True  # a ``url.peers.Peers``: other workers may share the crawl
+
     def __init__(self, store: AtomicStore, crawl_id: str) -> None:
         self.store = store
         self.crawl_id = crawl_id

@@ -218,7 +218,8 @@ class UrlSimHashMiddleware:
             counts=self._crawl_counts,
         )
         core.resumed = _resumed_job(self.crawler) and shared is None
-        crawl = core.crawl = self.judge.crawl = self.state.crawl  # workers sharing a crawl
+        if self.state.crawl is not None:  # workers sharing a crawl
+            self.judge.peers = self.state.crawl
         if heartbeats is not None:
             self.workers = SharedCrawlWorkers(
                 heartbeats,
@@ -242,7 +243,7 @@ class UrlSimHashMiddleware:
         logger.info(
             "simdedup: URL mode %s, %d URLs fetched before, %d stored rules on probation, "
             "%d parked requests of an interrupted crawl",
-            self.config.url_mode, fetched_before(self.judge, crawl),
+            self.config.url_mode, fetched_before(self.judge),
             len(self.judge.learner.rules()), left,
         )  # fmt: skip
         if self.config.url_mode == "strict":

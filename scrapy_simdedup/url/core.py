@@ -41,9 +41,9 @@ from scrapy_simdedup.url.rules import kind_of, template_path
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from scrapy_simdedup.index.crawls import CrawlRecord
     from scrapy_simdedup.url.actions import Action, Seen
     from scrapy_simdedup.url.judge import UrlJudge
+    from scrapy_simdedup.url.peers import Peers
     from scrapy_simdedup.url.rules import Decision, Rule
 
 T = TypeVar("T")
@@ -151,9 +151,6 @@ class UrlCore(Generic[T]):
         self._rules_counted_at = -COUNT_RULES_EVERY
         # Re-issues that arose while a request was scheduled: carried out at the next tick.
         self._later: list[Action[T]] = []
-        # A crawl several workers share (Redis): bets and re-issues are recorded there, so a
-        # bet settles on any worker's fetch and a re-issued URL is fetched once per crawl.
-        self.crawl: CrawlRecord | None = None
         # Its workers, this one included, as their heartbeats last said (1 on a store of
         # its own): they share one queue, so each sends its share of a rule's probes.
         self.workers = 1
@@ -164,6 +161,13 @@ class UrlCore(Generic[T]):
         self.follows_failed = False  # failed links are followed on mirrors (adaptive, dropping)
 
     # -- the crawl's events ---------------------------------------------------------------
+
+    @property
+    def peers(self) -> Peers:
+        """The other workers of the crawl (``url/peers.py``): on a shared store, bets and
+        re-issues are recorded there, so a bet settles on any worker's fetch and a
+        re-issued URL is fetched once per crawl."""
+        return self.judge.peers
 
     def opened(self) -> int:
         """The crawl starts: what an interrupted crawl parked is held again, due at once
@@ -185,7 +189,7 @@ class UrlCore(Generic[T]):
         yields are such (seven in eight on a site of articles), and the dupefilter drops
         them next: answering them from the URL alone spares building what ``scheduled``
         is given (the request's referrer, its exemptions)."""
-        if self.judge.crawl is not None:
+        if self.peers.shared:
             return False
         try:
             url = canonical_url(url)
@@ -291,12 +295,12 @@ class UrlCore(Generic[T]):
         """A response came back for a request redirected from ``urls``: their requests
         brought no page of their own, and no longer count as on their way for the other
         workers of the crawl (``CrawlRecord.on_its_way``)."""
-        if self.crawl is None or self._failed():
+        if not self.peers.shared or self._failed():
             return
         for url in urls:
             canonical = canonical_or_none(url)
             if canonical is not None:
-                self._guarded(self.crawl.failed, canonical)
+                self._guarded(self.peers.failed, canonical)
 
     def failed(self, url: str) -> list[Action[T]]:
         """A download error, a timeout, or another component ignored the request."""
@@ -309,8 +313,7 @@ class UrlCore(Generic[T]):
         """``url`` went to the downloader and brought no page: no longer on its way for
         any worker of the crawl, and the bets relying on it are re-issued."""
         self.probes.done(url)
-        if self.crawl is not None:
-            self._guarded(self.crawl.failed, url)
+        self._guarded(self.peers.failed, url)
         return self._lost(url, "counterpart_failed", follow=True)
 
     def dropped(self, url: str) -> list[Action[T]]:
@@ -520,15 +523,15 @@ class UrlCore(Generic[T]):
         otherwise be final on a page not judged yet, and the worker close."""
         now, held_since = self._clock(), self._awaited
         self._awaited = {}
-        crawl = self.crawl
-        if crawl is not None and not self.closing:
+        peers = self.peers
+        if peers.shared and not self.closing:
             for url, since in held_since.items():
                 bet = self.bets.get(url)
                 if (
                     bet is not None
                     and bet.counterpart is not None
                     and now - since < AWAIT_OTHERS_SECONDS
-                    and self._guarded(crawl.awaits_verdict, bet.counterpart)
+                    and self._guarded(peers.awaits_verdict, bet.counterpart)
                 ):
                     self._awaited[url] = since
         rest: list[Bet[T]] = []
@@ -551,19 +554,18 @@ class UrlCore(Generic[T]):
         settles a bet only once judged: ``UrlJudge.settles``). Never final meanwhile: the
         next idle asks again. A worker alone has nothing on its way when idle: what did not
         come will not."""
-        if not bet.rule or self.crawl is None or self.workers < 2 or self.closing:
+        if not bet.rule or not self.peers.shared or self.workers < 2 or self.closing:
             return False
         if bet.gathering:
             return waited < SAMPLE_WAIT_SECONDS and not self.judge.learner.refuted(bet.rule)
-        counterpart = bet.counterpart
-        crawl = self.crawl
+        counterpart, peers = bet.counterpart, self.peers
         return (
             counterpart is not None
             and waited < AWAIT_OTHERS_SECONDS
             and self.judge.may_bring(counterpart)
             and bool(
-                self._guarded(crawl.on_its_way, counterpart)
-                or self._guarded(crawl.awaits_verdict, counterpart)
+                self._guarded(peers.on_its_way, counterpart)
+                or self._guarded(peers.awaits_verdict, counterpart)
             )
         )
 
@@ -573,7 +575,7 @@ class UrlCore(Generic[T]):
         parked for the next crawl on the index if the crawl ends first. False (send it)
         on a crawl several workers share: its URL is claimed for the crawl by now, so no
         other worker would fetch it, and their shared queue keeps what is sent."""
-        if self.crawl is not None:
+        if self.peers.shared:
             return False
         self._later.append(reissue)
         return True
@@ -918,8 +920,8 @@ class UrlCore(Generic[T]):
             if not self.bets.park(bet):
                 self._guarded(self.parking.forget, [parts.url])
                 return None
-            if self.crawl is not None and decision.counterpart is not None:
-                self._guarded(self.crawl.bet, parts.url, decision.counterpart)
+            if decision.counterpart is not None:
+                self._guarded(self.peers.bet, parts.url, decision.counterpart)
             self.tally.inc_value(keys.URL_PARKED)
             if decision.gathering:
                 self._gathering.add(rule.identity)
@@ -1008,10 +1010,10 @@ class UrlCore(Generic[T]):
         first to claim its URL does, past any dupefilter (scrapy-redis's has seen every
         worker's requests), and a URL fetched or re-issued by another worker is not sent
         again (``simdedup/url/reissued_elsewhere``)."""
-        if self.crawl is None:
+        if not self.peers.shared:
             return True
         try:
-            claimed = self.crawl.claim_reissue(bet.url)
+            claimed = self.peers.claim_reissue(bet.url)
         except StoreError as exc:  # unknown: sent, a copy fetched twice at worst
             self._store_failed(exc)
             claimed = True
@@ -1032,7 +1034,7 @@ class UrlCore(Generic[T]):
         canonical = canonical_or_none(url)
         if canonical is None:
             return True
-        if self.crawl is None or self._guarded(self.crawl.claim_fetch, canonical) is not False:
+        if self._guarded(self.peers.claim_fetch, canonical) is not False:
             self.judge.requested(canonical)
             return True
         self.tally.inc_value(keys.URL_FETCHED_BY_REISSUE)

@@ -20,12 +20,12 @@ from scrapy_simdedup.url.features import url_simhash
 from scrapy_simdedup.url.learner import SAMPLE_EVERY, UrlLearner
 from scrapy_simdedup.url.news import RuleNews
 from scrapy_simdedup.url.parts import UrlParts, canonical_or_none, url_parts
+from scrapy_simdedup.url.peers import SOLO, Peers
 from scrapy_simdedup.url.rules import FETCH, Decision, Rule
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Container
 
-    from scrapy_simdedup.index.crawls import CrawlRecord
     from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.index.permuted import PermutedIndex
 
@@ -73,7 +73,7 @@ class UrlJudge:
         self.lost_now: set[str] = set()  # failed, dropped or released: never to bring a page
         self.hosts_now: set[str] = set()  # hosts with a page fetched (2xx) in this crawl
         self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
-        self.crawl: CrawlRecord | None = None  # a shared store: all workers' fetches (issue 35)
+        self.peers: Peers = SOLO  # a shared store: the other workers of the crawl (issue 35)
         self._strict_candidates = 0
         self._covered = _Covered(self, covers_fetched_before)
         self._awaited = _Awaited(self)
@@ -118,18 +118,18 @@ class UrlJudge:
     def _queued_by_all(self, host: str, limit: int) -> list[str]:
         """At most ``limit`` URLs of ``host`` the workers of the crawl queued (none on a
         private store: its one process knows them all)."""
-        return [] if self.crawl is None else self.crawl.queued_urls(host, limit)
+        return self.peers.queued_urls(host, limit)
 
     def _requested_by_all(self, host: str, limit: int) -> list[str]:
         """At most ``limit`` URLs of ``host`` the workers of the crawl sent to the
         downloader (none on a private store)."""
-        return [] if self.crawl is None else self.crawl.requested_urls(host, limit)
+        return self.peers.requested_urls(host, limit)
 
     def _first_section(self, hosts: tuple[str, str], section: str) -> bool:
         """Whether this worker is the first of its crawl to have a mirror pair's evidence
         in a section (always, on a crawl of one worker): only the first fetches a sample
         there."""
-        return self.crawl is None or self.crawl.claim_section(hosts, section)
+        return self.peers.claim_section(hosts, section)
 
     @classmethod
     def for_stored(cls, index: SimHashIndex, *, mode: str, min_evidence: int) -> UrlJudge | None:
@@ -213,9 +213,9 @@ class UrlJudge:
         """The counterpart of a bet some worker of this crawl skipped ``url`` on (not one
         held here), when no worker queued or fetched ``url`` (``CrawlRecord.bet_alone``):
         no dupefilter saw its request. None otherwise."""
-        if self.crawl is None or url in self.held or url in self.queued or url in self.fetched_now:
+        if url in self.held or url in self.queued or url in self.fetched_now:
             return None
-        return self.crawl.bet_alone(url)
+        return self.peers.bet_alone(url)
 
     def may_bring(self, counterpart: str) -> bool:
         """Whether nothing this worker knows says ``counterpart`` will not bring the page a
@@ -231,8 +231,7 @@ class UrlJudge:
         """``url`` is queued: requests whose counterpart it is may be skipped."""
         if len(self.queued) < MAX_REMEMBERED:
             self.queued.add(url)
-        if self.crawl is not None:
-            self.crawl.queued(url)
+        self.peers.queued(url)
         self.learner.sizes.add(url)
 
     def requested(self, url: str) -> None:
@@ -244,7 +243,7 @@ class UrlJudge:
         """A link to ``url`` (canonical) already at hand, perhaps queued by another worker
         of the crawl: its path counts towards its host's size here all the same. A crawl
         of one process counted it when it queued it."""
-        if self.crawl is not None:
+        if self.peers.shared:
             self.learner.sizes.add(url)
 
     def dequeue(self, url: str) -> None:
@@ -281,8 +280,7 @@ class UrlJudge:
         if len(self.fetched_now) < MAX_REMEMBERED:
             self.fetched_now.add(parts.url)
         self.learner.sizes.add(parts.url)
-        if self.crawl is not None:
-            self.crawl.fetched(parts.url)
+        self.peers.fetched(parts.url)
         if self.urls.document(parts.url) is not None:
             return
         if self.mode == "adaptive":
@@ -300,8 +298,7 @@ class UrlJudge:
         self.urls.discard(url)
         self.marks.discard(url)
         self.lost(url)
-        if self.crawl is not None:
-            self.crawl.released(url)
+        self.peers.released(url)
 
     def observe(self, key: str, original: str | None) -> list[Rule]:
         """A content verdict; returns the rules it weakened (and sets ``found_unpredicted``).
@@ -398,11 +395,11 @@ class UrlJudge:
             if url in self.barren:
                 return False
             return not judged_only or url in self.judged_now or self._judged_elsewhere(url)
-        return self.crawl is not None and self.crawl.brought(url, judged_only=judged_only)
+        return self.peers.brought(url, judged_only=judged_only)
 
     def _judged_elsewhere(self, url: str) -> bool:
         """Whether another worker of the crawl has the verdict on ``url``'s page."""
-        return self.crawl is not None and self.crawl.was_judged(url)
+        return self.peers.was_judged(url)
 
     def settles(self, url: str) -> bool:
         """Whether a bet relying on ``url`` may stand: ``url`` brought its page, or a
@@ -443,7 +440,7 @@ class UrlJudge:
         or on another worker of the crawl, or it will bring none (it failed)."""
         if url in self.judged_now or url in self.lost_now:
             return True
-        return self.crawl is not None and self.crawl.was_judged(url)
+        return self.peers.was_judged(url)
 
     def kept(self, url: str) -> bool:
         """Whether ``url``'s page is in this crawl's feed (judged new, or a re-visit)."""
@@ -453,7 +450,7 @@ class UrlJudge:
             return False
         if canonical in self.kept_now:
             return True
-        return self.crawl is not None and self.crawl.was_kept(canonical)
+        return self.peers.was_kept(canonical)
 
     def refresh(self) -> list[Rule]:
         """Exchange rules with the other workers on a shared store, every few seconds;
@@ -489,7 +486,7 @@ class _Covered:
             return False
         if url in judge.queued or judge.brought(url) or url in judge.held:
             return True
-        if judge.crawl is not None and judge.crawl.was_queued(url):  # by another worker
+        if judge.peers.was_queued(url):  # by another worker
             return True
         return self.fetched_before and judge.was_fetched(url)
 
@@ -522,8 +519,8 @@ class _Judged:
         assert judge is not None, "set as soon as the judge is made"
         if url in judge.fetched_now:
             return url in judge.judged_now
-        if judge.crawl is not None and judge.crawl.was_fetched(url):  # by another worker
-            return judge.crawl.was_judged(url)
+        if judge.peers.was_fetched(url):  # by another worker
+            return judge.peers.was_judged(url)
         return judge.was_fetched(url)
 
     def copy_of(self, url: str) -> str | None:
@@ -532,13 +529,13 @@ class _Judged:
         assert judge is not None, "set as soon as the judge is made"
         if url in judge.fetched_now:
             return judge.copies_now.get(url)
-        return None if judge.crawl is None else judge.crawl.judged_copy_of(url)
+        return judge.peers.judged_copy_of(url)
 
 
-def fetched_before(judge: UrlJudge, crawl: CrawlRecord | None) -> int:
+def fetched_before(judge: UrlJudge) -> int:
     """URLs fetched by earlier crawls: the index's, or on a crawl several workers share,
     what it held when the crawl started (not the other workers' fetches of this crawl)."""
-    return len(judge) if crawl is None else crawl.fetched_before(len(judge))
+    return judge.peers.fetched_before(len(judge))
 
 
 def _host_of(url: str) -> str:
