@@ -31,7 +31,8 @@ skipped, requests, bytes and seconds, re-issues, distinct pages kept (and per 1,
 requests), and distinct pages lost against the crawl without URL checks. ``--risk SHARE``
 adds, per scenario, a crawl with ``SIMDEDUP_URL_RISK=SHARE``; each adaptive crawl also
 prints the largest bound its mirror rules stated at the end (``bound``) beside the share of
-its final skips that really differed (``differed``: pages lost over skips that stood).
+the requests it did not make that really differed (``differed``: pages lost over the
+requests the crawl without URL checks made and it did not).
 ``--scenario`` crawls only the scenarios named.
 
 The site is generated on 127.0.0.1: every document of the benchmark corpora (Python
@@ -353,8 +354,9 @@ def url_scenarios(rounds: int, only: list[str] | None = None, risk: float | None
     Scrapy fetches) against adaptive, in the same round. ``lost``: distinct pages the
     crawl without URL checks kept and adaptive did not; ``per 1k``: distinct pages kept per
     1,000 requests (under a budget, the plugin must keep more). ``bound``: the largest
-    bound the mirror rules in force stated at the end; ``differed``: lost over the skips
-    that stood (skipped, not re-issued)."""
+    bound the mirror rules in force stated at the end; ``differed``: lost over the requests
+    the crawl without URL checks made and this one did not (a skip, or a page only a
+    skipped page links)."""
     modes = {"off": ["-s", "SIMDEDUP_URL_MODE=off"], "adaptive": []}
     if risk is not None:
         modes[f"risk={risk:g}"] = ["-s", f"SIMDEDUP_URL_RISK={risk}"]
@@ -385,10 +387,12 @@ def url_scenarios(rounds: int, only: list[str] | None = None, risk: float | None
                     kept[mode] = _kept(feed, served, contents)
                     lost = len(kept["off"] - kept[mode])
                     requests = int(stats["downloader/request_count"])  # type: ignore[call-overload]
+                    if mode == "off":
+                        requests_off = requests
                     bounds = [float(found) for found in _BOUND.findall(log)]
                     bound = f"{max(bounds):.1f}%" if bounds else "-"
-                    stood = count["skipped"] - count["reissued"]
-                    differed = f"{100 * lost / stood:.1f}%" if stood > 0 else "-"
+                    unfetched = requests_off - requests if mode != "off" else 0
+                    differed = f"{100 * lost / unfetched:.1f}%" if unfetched > 0 else "-"
                     print(
                         f"{name:>9} {n + 1:>5} {mode:>9} {requests:>9,} "
                         f"{int(stats['downloader/response_bytes']) / 2**20:>6.1f} "  # type: ignore[call-overload]

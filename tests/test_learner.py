@@ -933,3 +933,18 @@ def test_with_a_risk_a_rule_samples_one_in_two_until_its_pages_bound_the_risk() 
         _copy(learner, fetched, f"{MIRROR}/p/{n}.html", f"{ORIGINAL}/p/{n}.html")
     assert learner._sample_interval(rule) == 18
     assert _learner(Fetched(), min_evidence=3)._sample_interval(rule) == 18
+
+
+def test_a_new_page_counts_once_against_a_mirror_pair_learned_both_ways() -> None:
+    # Fetched at once, either host's copy may come second: copies taught both directions,
+    # and a new page beside its counterpart counts against both. It is one page.
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3, risk=0.05)  # type: ignore[arg-type]
+    for n in range(100):
+        first, second = (MIRROR, ORIGINAL) if n % 2 else (ORIGINAL, MIRROR)
+        _copy(learner, fetched, f"{first}/p/{n}.html", f"{second}/p/{n}.html")
+    contradicted = _new_on_mirror(learner, fetched, "/p/new.html")
+    assert len(contradicted) == 2  # both directions
+    for rule in contradicted:
+        assert "101 pages judged, 1 new: at most 4.6%" in learner.estimate(rule)
+    assert any(learner.stands(rule.identity) for rule in contradicted)  # the chosen one

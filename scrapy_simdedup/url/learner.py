@@ -188,14 +188,18 @@ class UrlLearner:
         reverse = self._reverse(rule) if rule.kind == "mirror" else None
         if reverse is None:
             return rule.learned(self.min_evidence, self.risk)
-        return _pair(rule, reverse).learned(self.min_evidence, self.risk)
+        new = max(rule.uniques, reverse.uniques)
+        return _pair(rule, reverse).learned(self.min_evidence, self.risk, new=new)
 
     def judged(self, rule: Rule) -> tuple[int, int]:
         """(pages judged under ``rule``, of them new): either way between its two hosts
-        for a mirror."""
+        for a mirror, where a new page beside its counterpart counts against both
+        directions (``_observe_new``) and is one page."""
         reverse = self._reverse(rule) if rule.kind == "mirror" else None
-        pair = rule if reverse is None else _pair(rule, reverse)
-        return pair.duplicates + pair.uniques, pair.uniques
+        if reverse is None:
+            return rule.duplicates + rule.uniques, rule.uniques
+        new = max(rule.uniques, reverse.uniques)
+        return rule.duplicates + reverse.duplicates + new, new
 
     def estimate(self, rule: Rule) -> str:
         """What ``rule``'s counts say, as a user reads it (``estimate.describe_bound``)."""

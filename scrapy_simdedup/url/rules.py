@@ -92,22 +92,24 @@ class Rule:
             return f"{self.template} is a trap (its pages copy each other)"
         return f"near the fetched {self.other}"
 
-    def learned(self, min_evidence: int, risk: float = 0.0) -> bool:
+    def learned(self, min_evidence: int, risk: float = 0.0, *, new: int | None = None) -> bool:
         """Whether the rule skips: a run of ``min_evidence`` copies (twice that for a trap)
         and ``MIN_DUPLICATE_SHARE`` of its verdicts copies; or, once such a run proved it in
         this crawl, counts that bound the share of its pages that differ within ``risk``
         (``estimate.py``), however recent its last new page. A trap stops at its first new
-        page (``stopped``): a calendar's busy day says nothing of the next."""
+        page (``stopped``): a calendar's busy day says nothing of the next. ``new``: the
+        pages that came back new, when ``uniques`` counts some twice (a mirror pair)."""
         needed = 2 * min_evidence if self.kind == "trap" else min_evidence
         share = self.duplicates / max(1, self.duplicates + self.uniques)
         spread = self.kind != "mirror" or self.content_duplicates >= min_evidence
         if share < MIN_DUPLICATE_SHARE or not spread:
             return False
-        return self.streak >= needed or (self.proven and self.within(risk))
-
-    def within(self, risk: float) -> bool:
-        """Whether its counts bound the share of its pages that differ within ``risk``."""
-        return risk > 0.0 and share_bound(self.uniques, self.duplicates + self.uniques) <= risk
+        if self.streak >= needed:
+            return True
+        if not self.proven or risk <= 0.0:
+            return False
+        new = self.uniques if new is None else new
+        return share_bound(new, self.duplicates + new) <= risk
 
     def record(self, duplicate: bool, *, content_page: bool = False) -> None:
         if duplicate:

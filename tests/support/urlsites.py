@@ -171,9 +171,10 @@ def mirror_with_a_differing_page(shared: int = 30, articles: int = 60) -> dict[s
     """An original and its full mirror (docs linking articles past the 15th; the mirror
     answers 50 ms later, so it is taken for the copy), whose ``/news/latest.html`` differs
     from the original's. That page is alone in its section and linked from the last docs
-    pages only: the mirror rule is learned long before it, and it is fetched as the
-    section's sample (never skipped), to come back new beside its counterpart. The mirror
-    tops each page with a banner of the time and a request number, new per request."""
+    pages only: the mirror rule is learned long before it, and the mirror's is met only if
+    one of those pages is fetched (a sample; ``SIMDEDUP_URL_SAMPLE_EVERY=2`` makes that
+    near certain), to come back new beside its counterpart. The mirror tops each page with
+    a banner of the time and a request number, new per request."""
     original, mirror = Site(), Site(banner=True)
     docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
     linked = tuple(f"/article/{n}" for n in range(1, articles + 1))
@@ -194,19 +195,18 @@ def mirror_with_a_differing_page(shared: int = 30, articles: int = 60) -> dict[s
 
 
 def lagging_mirror(shared: int = 30, articles: int = 120, lagging: int = 4) -> dict[str, Site]:
-    """An original and its full mirror (docs linking articles past the 15th; the mirror
+    """An original and its full mirror (the home page links every article; the mirror
     answers 50 ms later, so it is taken for the copy) that lags behind: ``lagging`` of its
-    articles are an older version, whose text the original has since replaced. Each is a
-    page of its own that only a sample can find."""
+    articles are an older version, whose last paragraph the original has since replaced.
+    Each is a page of its own that only a sample can find."""
     original, mirror = Site(), Site()
     docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
     linked = tuple(f"/article/{n}" for n in range(1, articles + 1))
     older = {linked[n * articles // lagging] for n in range(lagging)}
     for site, delay in ((original, 0.0), (mirror, 0.05)):
-        site.pages["/"] = page("home", docs[:10], delay=delay)
+        site.pages["/"] = page("home", docs[:10] + linked, delay=delay)
         for n, path in enumerate(docs):
-            links = docs[n + 1 : n + 11] + linked * (n >= 15)
-            site.pages[path] = page(f"doc-{path}", links, delay=delay)
+            site.pages[path] = page(f"doc-{path}", docs[n + 1 : n + 11], delay=delay)
         for n, path in enumerate(linked):
             site.pages[path] = page(f"article-{n}", delay=delay)
             if site is mirror and path in older:  # its last paragraph, as it was
