@@ -145,9 +145,10 @@ class SimDedupConfig:
     url_risk: float = 0.0
     """The share of a URL rule's skipped pages that may differ from their counterparts,
     0 to 0.5. A page that comes back new where a rule predicted a copy ends the rule (all
-    its skips re-issued) unless its counts still bound that share within this, at 95%
+    its skips re-issued) unless its samples still bound that share within this, at 95%
     confidence (``url/estimate.py``): then only the skips of that page's section are
-    re-issued. 0, the default, ends a rule at its first new page."""
+    re-issued. With a risk, a rule samples one in two of its would-be skips until its
+    samples could stand one new page. 0, the default, ends a rule at its first new page."""
     verdict_log: str | None = None  # a JSON-lines file; %(name)s and %(time)s as in FEEDS
     """A JSON-lines file, one line per verdict worth auditing; ``%(name)s`` is the spider's
     name, ``%(time)s`` the crawl's start. Off by default."""

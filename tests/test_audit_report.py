@@ -149,13 +149,13 @@ def test_each_url_rule_in_force_at_the_end_is_reported_with_its_bound() -> None:
     records.append({"event": "url_rule", "rule_name": "x.example mirrors y.example", "new": "?"})
     text = "\n".join(report(summarise(last_crawl(records))))
     assert (
-        "  m.example mirrors a.example: 240 pages judged, 1 new: at most 2.0% of its pages "
+        "  m.example mirrors a.example: 240 samples, 1 new: at most 2.0% of its skips "
         "differ (95% confidence)" in text
     )
     assert (
-        "a.example: parameters sid change nothing on /news/: 59 pages judged, 0 new: at most 5.0%"
+        "a.example: parameters sid change nothing on /news/: 59 samples, 0 new: at most 5.0%"
         in text
     )
-    assert "20 pages judged" not in text
-    assert "  x.example mirrors y.example: counts unreadable (None judged, '?' new)" in text
+    assert "20 samples" not in text
+    assert "  x.example mirrors y.example: counts unreadable (None samples, '?' new)" in text
     assert "URL rules at the crawl's end" in "\n".join(report(summarise([CRAWL])))

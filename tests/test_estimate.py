@@ -45,5 +45,5 @@ def test_a_count_that_cannot_be_is_refused(new: int, judged: int) -> None:
 
 def test_the_bound_reads_as_a_sentence() -> None:
     assert describe_bound(1, 240) == (
-        "240 pages judged, 1 new: at most 2.0% of its pages differ (95% confidence)"
+        "240 samples, 1 new: at most 2.0% of its skips differ (95% confidence)"
     )

@@ -383,17 +383,19 @@ def test_a_parked_request_is_reissued_when_its_counterpart_fails(tmp_path: Path)
         "simdedup/url/reissued/counterpart_released": 1,
         "simdedup/url/reissued/unsettled": 1,
     }
-    # The verdict log: a line per skip and per re-issue, naming rule and counterpart.
+    # The verdict log: a line per skip and per re-issue, naming rule and counterpart, and
+    # the rule in force at the end with its samples (none: every would-be skip was one).
     lines = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
     assert [line["event"] for line in lines] == ["crawl"] + ["url_skipped"] * 5 + [
         "url_reissued"
-    ] * 5
+    ] * 5 + ["url_rule"]
+    assert lines[-1]["rule"] == "mirror" and lines[-1]["bound"] == 1.0, lines[-1]
     for n, line in enumerate(lines[1:6]):
         assert (line["url"], line["counterpart"], line["rule"]) == (
             f"{MIRROR}/q/{n}.html", f"{ORIGINAL}/q/{n}.html", "mirror",
         )  # fmt: skip
         assert line["rule_name"] == "m.example mirrors a.example"
-    assert [(line["url"], line["why"], line["rule"]) for line in lines[6:]] == [
+    assert [(line["url"], line["why"], line["rule"]) for line in lines[6:-1]] == [
         (f"{MIRROR}/q/0.html", "counterpart_failed", "mirror"),
         (f"{MIRROR}/q/1.html", "counterpart_failed", "mirror"),
         (f"{MIRROR}/q/2.html", "counterpart_dropped", "mirror"),

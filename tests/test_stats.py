@@ -48,7 +48,7 @@ def test_the_summary_without_a_gap_adds_nothing() -> None:
 
 def test_the_url_summary_counts_mirror_rules_not_in_force() -> None:
     mirrors = [
-        "b.example mirrors a.example: 22 pages judged, 0 new: at most 12.7% of its pages "
+        "b.example mirrors a.example: 22 samples, 0 new: at most 12.7% of its skips "
         "differ (95% confidence)"
     ]
     values = {keys.URL_CHECKED: 161, keys.url_skipped("mirror"): 38, keys.URL_MIRROR_HOSTS: 3}

@@ -33,9 +33,9 @@ Every line has ``event``, ``time`` (UTC, ISO 8601, milliseconds) and the page it
   ``url_requested``: ``url``, a mirror's copy of ``failed`` (which brought no page on the
   original), requested because the mirror rule ``rule_name`` had skipped pages linking it.
 * ``url_rule``: at the crawl's end, one line per URL rule in force: ``rule``, ``rule_name``,
-  ``judged`` (pages judged under it: those that taught it, its samples, links fetched past
-  it), ``new`` (of them, pages that came back new) and ``bound`` (at most this share of its
-  pages differ, at 95% confidence: ``url/estimate.py``).
+  ``samples`` (requests it would have skipped, fetched to check it, and judged), ``new`` (of
+  them, pages that came back new) and ``bound`` (at most this share of its skips differ, at
+  95% confidence: ``url/estimate.py``).
 """
 
 from __future__ import annotations
@@ -122,15 +122,15 @@ def url_reissued_record(url: str, why: str, rule: Rule | None, counterpart: str 
     }
 
 
-def url_rule_record(rule: Rule, judged: int, new: int) -> Record:
+def url_rule_record(rule: Rule, samples: int, new: int) -> Record:
     return {
         "event": "url_rule",
         "time": now(),
         "rule": rule.kind,
         "rule_name": rule.describe(),
-        "judged": judged,
+        "samples": samples,
         "new": new,
-        "bound": round(share_bound(new, judged), 4),
+        "bound": round(share_bound(new, samples), 4),
     }
 
 

@@ -33,7 +33,7 @@ def report(summary: Summary, *, clusters: int = LISTED) -> list[str]:
     lines = overview(summary)
     lines += ["", "Mirror hosts (one host serving another's pages)"]
     lines += [line for pair in summary.mirrors for line in _mirror(pair)] or ["  none"]
-    lines += ["", "URL rules at the crawl's end (what the pages judged under each say)"]
+    lines += ["", "URL rules at the crawl's end (what their samples say)"]
     lines += [f"  {line}" for line in rule_lines(summary)] or ["  none"]
     lines += ["", "Largest clusters (original <- its copies)"]
     lines += _clusters(summary, clusters) or ["  none"]
@@ -69,9 +69,9 @@ def rule_lines(summary: Summary) -> list[str]:
 
 def _bound(record: Record) -> str:
     try:
-        return describe_bound(int(record["new"]), int(record["judged"]))
+        return describe_bound(int(record["new"]), int(record["samples"]))
     except (KeyError, TypeError, ValueError):  # a line edited by hand, or cut short
-        return f"counts unreadable ({record.get('judged')!r} judged, {record.get('new')!r} new)"
+        return f"counts unreadable ({record.get('samples')!r} samples, {record.get('new')!r} new)"
 
 
 def _counted(values: Iterable[str]) -> str:

@@ -381,8 +381,8 @@ class UrlSimHashMiddleware:
             core.count_rules()
             mirrors = self._guarded(core.mirror_lines) or []
             standing = self._guarded(core.standing_rules) or []
-            for rule, judged, new in standing[:MAX_RULES_LOGGED]:
-                self.verdicts.rule(rule, judged, new)
+            for rule, samples, new in standing[:MAX_RULES_LOGGED]:
+                self.verdicts.rule(rule, samples, new)
         logger.info(keys.url_summary(self._stats, mirrors))
         self.judge = None
         self.core = None

@@ -109,10 +109,10 @@ class CrawlVerdictLog:
         if self.log is not None:
             self._write(url_reissued_record(url, why, rule, counterpart))
 
-    def rule(self, rule: Rule, judged: int, new: int) -> None:
+    def rule(self, rule: Rule, samples: int, new: int) -> None:
         """A URL rule in force at the crawl's end, with what its counts say."""
         if self.log is not None:
-            self._write(url_rule_record(rule, judged, new))
+            self._write(url_rule_record(rule, samples, new))
 
     def requested_on_mirror(self, url: str, failed: str, rule: Rule) -> None:
         if self.log is not None:

@@ -145,6 +145,8 @@ class UrlCore(Generic[T]):
         self._next_tick = 0.0
         self._depths: dict[str, int] = {}  # under a depth limit: canonical URL -> its depth
         self._strict_samples: dict[str, None] = {}  # in order: the oldest go first
+        # samples of adaptive rules on their way: URL -> the rule (the oldest go first)
+        self._rule_samples: dict[str, str] = {}
         self._awaiting_verdict: dict[str, T] = {}  # canonical URL -> how it was routed
         # Re-issued at idle, their counterpart never came: URL -> the rule they relied on.
         self._contested: dict[str, str] = {}
@@ -363,6 +365,9 @@ class UrlCore(Generic[T]):
         one page (a soft 404), settles no bet that expected its path's page."""
         if self._failed():
             return []
+        sampled = self._rule_samples.pop(key, None)
+        if sampled is not None:  # before its evidence, which may weaken the rule
+            self._guarded(self.judge.learner.sampled, sampled, original is None)
         if key in self._strict_samples and original != key:
             del self._strict_samples[key]
             copies = keys.URL_STRICT_SAMPLED_COPIES if original else keys.URL_STRICT_SAMPLED_NEW
@@ -656,10 +661,10 @@ class UrlCore(Generic[T]):
             self.tally.set_value(key, sum(1 for rule in learned if rule.kind == kind))
 
     def standing_rules(self) -> list[tuple[Rule, int, int]]:
-        """The rules in force at the end, each with (pages judged under it, of them new)."""
+        """The rules in force at the end, each with (its samples judged, of them new)."""
         learner = self.judge.learner
         return [
-            (rule, *learner.judged(rule))
+            (rule, *learner.samples(rule))
             for rule in self.judge.learned_rules()
             if self.judge.stands(rule)
         ]
@@ -699,6 +704,10 @@ class UrlCore(Generic[T]):
                 if len(self._strict_samples) >= MAX_AWAITING_VERDICT:
                     del self._strict_samples[next(iter(self._strict_samples))]
                 self._strict_samples[seen.url] = None
+            elif decision.rule is not None:
+                if len(self._rule_samples) >= MAX_AWAITING_VERDICT:
+                    del self._rule_samples[next(iter(self._rule_samples))]
+                self._rule_samples[seen.url] = decision.rule.identity
         if scheduling:
             self.judge.enqueue(parts.url)
             if self.depth_limit and len(self._depths) < MAX_DEPTHS:

@@ -1,16 +1,17 @@
-"""How far a URL rule can be trusted: a bound on the share of its pages that differ.
+"""How far a URL rule can be trusted: a bound on the share of its skips that differ.
 
-A rule is a statistical claim ("this host's pages copy that host's"), and its evidence is a
-count: of the pages judged under it, so many were copies and so many came back new. From
-them, ``share_bound`` gives the largest share of new pages the counts leave plausible: the
-exact (Clopper-Pearson) one-sided upper bound at ``CONFIDENCE``. With 240 pages judged and
-none new it is 1.2%; with one of 240 new, 2.0%; with one of 20, 22%. A rule skips on while
-that bound stays within the share of differing pages the user accepts (``SIMDEDUP_URL_RISK``),
-so one contradicting page ends a rule that a handful of pages support, not one that hundreds
-do.
+A rule is a statistical claim ("this host's pages copy that host's"). While it skips, one
+in so many of the requests it would skip is fetched instead, a sample (``learner.py``), and
+the content pipeline judges it: a copy, as the rule predicted, or a page that came back new.
+From those counts, ``share_bound`` gives the largest share of differing pages among the
+rule's skips that they leave plausible: the exact (Clopper-Pearson) one-sided upper bound at
+``CONFIDENCE``. With 240 samples and none new it is 1.2%; with one of 240 new, 2.0%; with
+one of 20, 22%. With a risk (``SIMDEDUP_URL_RISK``), a rule skips on while that bound stays
+within the share of differing skips the user accepts, so one contradicting page ends a rule
+that a handful of samples support, not one that hundreds do.
 
-The pages judged under a rule are those that taught it and the samples fetched while it
-skipped, not a random draw of the pages it skipped: the bound is an estimate, and says so.
+Samples are drawn from the requests a rule would skip, in the order the crawl meets them:
+not a random draw of its skips, but the nearest a crawl has, and the bound says so.
 """
 
 from __future__ import annotations
@@ -58,10 +59,11 @@ def _at_most(new: int, judged: int, share: float) -> float:
     return math.exp(top) * sum(math.exp(term - top) for term in log_terms)
 
 
-def describe_bound(new: int, judged: int) -> str:
-    """The bound as a user reads it: "240 pages judged, 1 new: at most 2.0% differ (95%)"."""
-    bound = share_bound(new, judged)
+def describe_bound(new: int, samples: int) -> str:
+    """The bound as a user reads it: "240 samples, 1 new: at most 2.0% of its skips differ
+    (95% confidence)"."""
+    bound = share_bound(new, samples)
     return (
-        f"{judged:,} page{'s' if judged != 1 else ''} judged, {new:,} new: at most "
-        f"{bound:.1%} of its pages differ ({CONFIDENCE:.0%} confidence)"
+        f"{samples:,} sample{'s' if samples != 1 else ''}, {new:,} new: at most "
+        f"{bound:.1%} of its skips differ ({CONFIDENCE:.0%} confidence)"
     )

@@ -186,25 +186,42 @@ class UrlLearner:
         """``rule.learned``; for a mirror, from the copies either way between its two hosts
         (fetched at once, either host's copy may come second)."""
         reverse = self._reverse(rule) if rule.kind == "mirror" else None
+        bound = self._bound(rule, reverse) if self.risk > 0.0 else 1.0
         if reverse is None:
-            return rule.learned(self.min_evidence, self.risk)
-        new = max(rule.uniques, reverse.uniques)
-        return _pair(rule, reverse).learned(self.min_evidence, self.risk, new=new)
+            return rule.learned(self.min_evidence, self.risk, bound)
+        return _pair(rule, reverse).learned(self.min_evidence, self.risk, bound)
 
-    def judged(self, rule: Rule) -> tuple[int, int]:
-        """(pages judged under ``rule``, of them new): either way between its two hosts
-        for a mirror, where a new page beside its counterpart counts against both
-        directions (``_observe_new``) and is one page."""
+    def samples(self, rule: Rule) -> tuple[int, int]:
+        """(samples of ``rule`` judged, of them new): either way between its two hosts
+        for a mirror."""
         reverse = self._reverse(rule) if rule.kind == "mirror" else None
         if reverse is None:
-            return rule.duplicates + rule.uniques, rule.uniques
-        new = max(rule.uniques, reverse.uniques)
-        return rule.duplicates + reverse.duplicates + new, new
+            return rule.samples, rule.samples_new
+        return rule.samples + reverse.samples, rule.samples_new + reverse.samples_new
+
+    def _bound(self, rule: Rule, reverse: Rule | None, more_new: int = 0) -> float:
+        """At most this share of the rule's skips differ (from its samples, either way for
+        a mirror), were ``more_new`` more samples new."""
+        taken, new = rule.samples + more_new, rule.samples_new + more_new
+        if reverse is not None:
+            taken, new = taken + reverse.samples, new + reverse.samples_new
+        return share_bound(new, taken)
 
     def estimate(self, rule: Rule) -> str:
-        """What ``rule``'s counts say, as a user reads it (``estimate.describe_bound``)."""
-        judged, new = self.judged(rule)
-        return describe_bound(new, judged)
+        """What ``rule``'s samples say, as a user reads it (``estimate.describe_bound``)."""
+        taken, new = self.samples(rule)
+        return describe_bound(new, taken)
+
+    def sampled(self, identity: str, new: bool) -> None:
+        """A request the rule ``identity`` would have skipped, fetched as its sample, was
+        judged: a copy as it predicted, or ``new``."""
+        rule = self.book.get(identity)
+        if rule is None:
+            return
+        rule.samples += 1
+        rule.samples_new += new
+        self._save(rule)
+        self._changed()
 
     def rule(self, identity: str) -> Rule | None:
         """The rule called ``identity`` (a bet names its rule so), None when unknown."""
@@ -459,16 +476,16 @@ class UrlLearner:
         """One in this many would-be skips is fetched: one in as many copies as the rule
         rests on (a mirror: copies either way between its two hosts) while that is fewer
         than ``sample_every``, so a rule learned from a handful of pages never covers many
-        more URLs unchecked. With a risk (``SIMDEDUP_URL_RISK``), one in two until the
-        pages judged under the rule bound the share of its differing pages within it: the
-        bound a rule states is held by samples, not by its first pages alone."""
+        more URLs unchecked. With a risk (``SIMDEDUP_URL_RISK``), one in two until its
+        samples bound the share of its differing skips within it with one more new page
+        among them: a rule stands a new page only on samples enough to say so."""
         evidence = rule.duplicates
         if rule.kind == "mirror":
             reverse = self._reverse(rule)
             evidence += reverse.duplicates if reverse else 0
         if self.risk > 0.0:
-            judged, new = self.judged(rule)
-            if share_bound(new, judged) > self.risk:
+            reverse = self._reverse(rule) if rule.kind == "mirror" else None
+            if self._bound(rule, reverse, more_new=1) > self.risk:
                 return 2
         return max(2, min(self.sample_every, 2 * evidence))
 

@@ -14,7 +14,6 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from scrapy_simdedup.url.estimate import share_bound
 from scrapy_simdedup.url.parts import UrlParts
 
 GENERAL_VALUES = 3
@@ -52,6 +51,8 @@ class Rule:
     paths: tuple[str, ...] = ()
     duplicates: int = 0
     uniques: int = 0
+    samples: int = 0  # would-be skips fetched to check it, and judged
+    samples_new: int = 0  # of them, pages that came back new
     streak: int = 0  # duplicates since the last new page
     content_duplicates: int = 0  # mirror: copies among content pages (not /terms, /about)
     chosen: bool = False  # mirror: this direction was chosen; the reverse never skips
@@ -92,24 +93,19 @@ class Rule:
             return f"{self.template} is a trap (its pages copy each other)"
         return f"near the fetched {self.other}"
 
-    def learned(self, min_evidence: int, risk: float = 0.0, *, new: int | None = None) -> bool:
+    def learned(self, min_evidence: int, risk: float = 0.0, bound: float = 1.0) -> bool:
         """Whether the rule skips: a run of ``min_evidence`` copies (twice that for a trap)
         and ``MIN_DUPLICATE_SHARE`` of its verdicts copies; or, once such a run proved it in
         this crawl, counts that bound the share of its pages that differ within ``risk``
-        (``estimate.py``), however recent its last new page. A trap stops at its first new
-        page (``stopped``): a calendar's busy day says nothing of the next. ``new``: the
-        pages that came back new, when ``uniques`` counts some twice (a mirror pair)."""
+        (``bound``: at most this share of its skips differ, from its samples:
+        ``estimate.py``), however recent its last new page. A trap stops at its first new
+        page (``stopped``): a calendar's busy day says nothing of the next."""
         needed = 2 * min_evidence if self.kind == "trap" else min_evidence
         share = self.duplicates / max(1, self.duplicates + self.uniques)
         spread = self.kind != "mirror" or self.content_duplicates >= min_evidence
         if share < MIN_DUPLICATE_SHARE or not spread:
             return False
-        if self.streak >= needed:
-            return True
-        if not self.proven or risk <= 0.0:
-            return False
-        new = self.uniques if new is None else new
-        return share_bound(new, self.duplicates + new) <= risk
+        return self.streak >= needed or (self.proven and risk > 0.0 and bound <= risk)
 
     def record(self, duplicate: bool, *, content_page: bool = False) -> None:
         if duplicate:
