@@ -857,7 +857,6 @@ def _new_on_mirror(learner: UrlLearner, fetched: Fetched, path: str) -> list[Rul
     """The mirror's page at ``path``, fetched as the rule's sample, came back new beside the
     original's: the rules it contradicted."""
     fetched.update({MIRROR + path, ORIGINAL + path})
-    learner.sampled(_standing_mirror(learner).identity, True)
     return learner.observe(url_parts(MIRROR + path), None)
 
 
@@ -866,7 +865,7 @@ def _sampled_copies(learner: UrlLearner, fetched: Fetched, count: int, section: 
     identity = _standing_mirror(learner).identity
     for n in range(count):
         _copy(learner, fetched, f"{MIRROR}/{section}/{n}.html", f"{ORIGINAL}/{section}/{n}.html")
-        learner.sampled(identity, False)
+        learner.sampled(identity)
 
 
 def test_a_rule_that_a_hundred_samples_bound_survives_a_new_page_within_the_risk() -> None:
@@ -880,10 +879,12 @@ def test_a_rule_that_a_hundred_samples_bound_survives_a_new_page_within_the_risk
     assert learner.stands(contradicted.identity)
     assert "104 samples, 1 new: at most 4.5%" in learner.estimate(contradicted)
     fetched.add(f"{ORIGINAL}/p/200.html")
-    assert learner.decide(url_parts(f"{MIRROR}/p/200.html"), fetched).skip
+    standing = learner.decide(url_parts(f"{MIRROR}/p/200.html"), fetched)
+    assert standing.rule is not None and standing.skip != standing.sample  # (drawn at random)
     (contradicted,) = _new_on_mirror(learner, fetched, "/p/other.html")
     assert not learner.stands(contradicted.identity)
-    assert not learner.decide(url_parts(f"{MIRROR}/p/200.html"), fetched).skip
+    ended = learner.decide(url_parts(f"{MIRROR}/p/200.html"), fetched)
+    assert not ended.skip and not ended.sample
 
 
 @pytest.mark.parametrize(("samples", "risk"), [(103, 0.0), (12, 0.05)])
@@ -945,3 +946,15 @@ def test_with_a_risk_a_rule_samples_one_in_two_until_its_samples_could_stand_a_n
     _sampled_copies(learner, fetched, 1, section="t")
     assert learner._sample_interval(rule) == 20  # 16 copies: one in 20 (sample_every)
     assert _learner(Fetched(), min_evidence=3)._sample_interval(rule) == 20
+
+
+def test_with_a_risk_samples_are_drawn_at_random_not_every_nth() -> None:
+    # One in two, at random: a site whose differing pages sit at every other request is
+    # sampled at them too (a count would sample the same parity every time).
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3, risk=0.1)  # type: ignore[arg-type]
+    _mirror_learned(learner, fetched)
+    rule = _standing_mirror(learner)
+    drawn = [learner.takes_sample(rule) for _ in range(400)]
+    assert 150 < sum(drawn) < 250
+    assert 50 < sum(drawn[0::2]) < 150 and 50 < sum(drawn[1::2]) < 150

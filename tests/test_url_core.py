@@ -956,7 +956,7 @@ def test_no_mirror_bet_is_made_on_a_host_whose_pages_came_first_as_often(tmp_pat
 def test_a_new_page_re_issues_its_sections_bets_when_the_rule_stands_all_when_it_ends(
     tmp_path: Path, risk: float
 ) -> None:
-    """A mirror rule skips 120 pages of ``/p/`` (with a risk of 10%, one in two is its
+    """A mirror rule skips 200 pages of ``/p/`` (with a risk of 10%, one in two is its
     sample until 45 samples came back copies) and five of ``/docs/``, whose first page is
     fetched as the section's sample and comes back new. With the risk the rule stands (at
     most 9.8% of its skips differ): the five bets of ``/docs/`` go, those of ``/p/`` stand.
@@ -964,7 +964,7 @@ def test_a_new_page_re_issues_its_sections_bets_when_the_rule_stands_all_when_it
     with crawl(tmp_path / "db", risk=risk) as (core, _, tally, _):
         _teach_mirror(core)
         skipped = []
-        for n in range(3, 123):
+        for n in range(3, 203):
             _page(core, f"{ORIGINAL}/p/{n}")
             url = f"{MIRROR}/p/{n}"
             if isinstance(core.scheduled(Seen(url, url)), Skip):
@@ -978,11 +978,17 @@ def test_a_new_page_re_issues_its_sections_bets_when_the_rule_stands_all_when_it
             _page(core, ORIGINAL + path)
         sample = MIRROR + docs[0]
         assert not isinstance(core.scheduled(Seen(sample, sample)), Skip)  # the section's
+        in_docs = []
         for path in docs[1:]:
-            assert isinstance(core.scheduled(Seen(MIRROR + path, path)), Skip), path
+            url = MIRROR + path
+            if isinstance(core.scheduled(Seen(url, url)), Skip):
+                in_docs.append(url)
+            else:  # a sample (one in so many)
+                core.fetched(url, url, 200)
+                core.verdict(url, ORIGINAL + path)
+        assert in_docs
         core.fetched(sample, sample, 200)
         reissued = _reissued(core.verdict(sample, None))
-        in_docs = [MIRROR + path for path in docs[1:]]
         if risk:
             assert reissued == dict.fromkeys(in_docs, "rule_contradicted")
             assert tally["simdedup/url/rules_held"] == 1
@@ -990,3 +996,33 @@ def test_a_new_page_re_issues_its_sections_bets_when_the_rule_stands_all_when_it
         else:
             assert reissued == dict.fromkeys([*skipped, *in_docs], "rule_weakened")
             assert tally["simdedup/url/rules_held"] == 0
+
+
+def test_a_sample_judged_before_its_counterpart_counts_once_the_counterpart_copies_it(
+    tmp_path: Path,
+) -> None:
+    """Fetched at once, a mirror's sample may be judged (new: nothing stored yet) before
+    the original's page, which is then judged its copy: the sample was a copy all the
+    same. One judged new beside a counterpart judged before it differed."""
+    with crawl(tmp_path / "db", risk=0.3) as (core, _, _, _):
+        _teach_mirror(core)
+        learner = core.judge.learner
+        (rule,) = [r for r in learner.learned_rules() if core.judge.stands(r)]
+        for n in range(9, 49):  # one would-be skip in two is a sample, drawn at random
+            sample, counterpart = f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}"
+            assert not isinstance(core.scheduled(Seen(counterpart, counterpart)), Skip)
+            if not isinstance(core.scheduled(Seen(sample, sample)), Skip):
+                break
+        else:
+            raise AssertionError("no sample in 40 would-be skips at one in two")
+        core.fetched(sample, sample, 200)
+        core.verdict(sample, None)  # first: nothing stored to copy
+        assert learner.samples(rule) == (0, 0)
+        core.fetched(counterpart, counterpart, 200)
+        core.verdict(counterpart, sample)
+        assert learner.samples(rule) == (1, 0)
+        differing, its_counterpart = f"{MIRROR}/p/100", f"{ORIGINAL}/p/100"
+        _page(core, its_counterpart)
+        core.fetched(differing, differing, 200)
+        core.verdict(differing, None)
+        assert learner.samples(rule) == (2, 1)

@@ -145,8 +145,10 @@ class UrlCore(Generic[T]):
         self._next_tick = 0.0
         self._depths: dict[str, int] = {}  # under a depth limit: canonical URL -> its depth
         self._strict_samples: dict[str, None] = {}  # in order: the oldest go first
-        # samples of adaptive rules on their way: URL -> the rule (the oldest go first)
-        self._rule_samples: dict[str, str] = {}
+        # samples of adaptive rules on their way: URL -> (the rule, the counterpart)
+        self._rule_samples: dict[str, tuple[str, str | None]] = {}
+        # samples judged new before their counterpart: counterpart -> (the rule, sample)
+        self._samples_waiting: dict[str, tuple[str, str]] = {}
         self._awaiting_verdict: dict[str, T] = {}  # canonical URL -> how it was routed
         # Re-issued at idle, their counterpart never came: URL -> the rule they relied on.
         self._contested: dict[str, str] = {}
@@ -366,8 +368,6 @@ class UrlCore(Generic[T]):
         if self._failed():
             return []
         sampled = self._rule_samples.pop(key, None)
-        if sampled is not None:  # before its evidence, which may weaken the rule
-            self._guarded(self.judge.learner.sampled, sampled, original is None)
         if key in self._strict_samples and original != key:
             del self._strict_samples[key]
             copies = keys.URL_STRICT_SAMPLED_COPIES if original else keys.URL_STRICT_SAMPLED_NEW
@@ -387,6 +387,7 @@ class UrlCore(Generic[T]):
         if contested is not None and original is None:
             against = self._guarded(self.judge.learner.contradicted, contested) or []
             weakened = [*weakened, *against]
+        self._count_sample(url, original, sampled, weakened)
         ticket = self._awaiting_verdict.pop(url, None)
         actions: list[Action[T]] = []
         if original is not None and original != key and not self.judge.kept(original):
@@ -412,6 +413,31 @@ class UrlCore(Generic[T]):
         if weakened or original not in (None, key):
             self.count_rules(every=COUNT_RULES_EVERY)
         return actions
+
+    def _count_sample(
+        self,
+        url: str,
+        original: str | None,
+        sampled: tuple[str, str | None] | None,
+        weakened: list[Rule],
+    ) -> None:
+        """A rule's sample that came back a copy counts for the rule (one that came back
+        new against it is counted as it weakens it: ``UrlLearner.observe``). A sample
+        judged new before its counterpart was judged waits for the counterpart's verdict:
+        found its copy, the sample was a copy all the same."""
+        learner = self.judge.learner
+        waiting = self._samples_waiting.pop(url, None)
+        if waiting is not None and original and canonical_or_none(original) == waiting[1]:
+            self._guarded(learner.sampled, waiting[0])
+        if sampled is None:
+            return
+        identity, counterpart = sampled
+        if original is not None:
+            self._guarded(learner.sampled, identity)
+        elif counterpart is not None and all(rule.identity != identity for rule in weakened):
+            if len(self._samples_waiting) >= MAX_AWAITING_VERDICT:
+                del self._samples_waiting[next(iter(self._samples_waiting))]
+            self._samples_waiting[counterpart] = (identity, url)
 
     def _contradicted(self, rule: Rule, key: str, url: str) -> list[Action[T]]:
         """``url``'s page came back new where ``rule`` predicted a copy. A rule whose counts
@@ -707,7 +733,7 @@ class UrlCore(Generic[T]):
             elif decision.rule is not None:
                 if len(self._rule_samples) >= MAX_AWAITING_VERDICT:
                     del self._rule_samples[next(iter(self._rule_samples))]
-                self._rule_samples[seen.url] = decision.rule.identity
+                self._rule_samples[seen.url] = (decision.rule.identity, decision.counterpart)
         if scheduling:
             self.judge.enqueue(parts.url)
             if self.depth_limit and len(self._depths) < MAX_DEPTHS:

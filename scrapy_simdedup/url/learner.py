@@ -43,6 +43,7 @@ evidence counts once whichever worker saw it, so two workers learn as soon as on
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
@@ -121,6 +122,7 @@ class UrlLearner:
         if not 0.0 <= risk < 1.0:
             raise ValueError(f"risk must be at least 0 and below 1, got {risk}")
         self.risk = risk
+        self._draw = random.Random()  # samples, with a risk: at random
         self.store = store
         self.news = news
         self.evidence = CrawlEvidence()  # what this worker saw itself, and the others
@@ -212,16 +214,29 @@ class UrlLearner:
         taken, new = self.samples(rule)
         return describe_bound(new, taken)
 
-    def sampled(self, identity: str, new: bool) -> None:
+    def sampled(self, identity: str) -> None:
         """A request the rule ``identity`` would have skipped, fetched as its sample, was
-        judged: a copy as it predicted, or ``new``."""
+        judged a copy, as the rule predicted. (A page that came back new where a rule
+        predicted a copy counts as a sample that differed, whichever request brought it:
+        ``_differed``.)"""
         rule = self.book.get(identity)
         if rule is None:
             return
         rule.samples += 1
-        rule.samples_new += new
         self._save(rule)
         self._changed()
+
+    def _differed(self, rules: list[Rule]) -> None:
+        """One page came back new where ``rules`` predicted a copy: a sample that differed,
+        counted once per rule (a mirror's two directions are one rule here)."""
+        counted: set[str] = set()
+        for rule in rules:
+            reverse = self._reverse(rule) if rule.kind == "mirror" else None
+            if reverse is not None and reverse.identity in counted:
+                continue
+            rule.samples += 1
+            rule.samples_new += 1
+            counted.add(rule.identity)
 
     def rule(self, identity: str) -> Rule | None:
         """The rule called ``identity`` (a bet names its rule so), None when unknown."""
@@ -359,7 +374,12 @@ class UrlLearner:
 
     def takes_sample(self, rule: Rule) -> bool:
         """One more request ``rule`` would skip: whether it is fetched as the rule's sample
-        instead (see ``_sample_interval``)."""
+        instead (see ``_sample_interval``). With a risk, each is drawn at random with
+        probability one in the interval: a bound holds only for samples no order of the
+        site's links can line up with (every other request, on a site whose older pages
+        are every thirtieth, samples none of them)."""
+        if self.risk > 0.0:
+            return self._draw.random() * self._sample_interval(rule) < 1.0
         rule.candidates += 1
         if rule.candidates >= self._sample_interval(rule):
             rule.candidates = 0
@@ -715,6 +735,7 @@ class UrlLearner:
         for rule in weakened:
             self._record(rule, duplicate=False)
             self._save(rule)
+        self._differed(weakened)
         if weakened:
             self._changed()
         if self.news is not None and weakened:  # at once: the others stop betting on it
@@ -770,6 +791,7 @@ class UrlLearner:
             return []
         rule.waits = False
         self._record(rule, duplicate=False)
+        self._differed([rule])
         self._save(rule)
         self._changed()
         if self.news is not None:

@@ -51,8 +51,10 @@ class Rule:
     paths: tuple[str, ...] = ()
     duplicates: int = 0
     uniques: int = 0
-    samples: int = 0  # would-be skips fetched to check it, and judged
-    samples_new: int = 0  # of them, pages that came back new
+    # its samples: would-be skips fetched to check it and judged copies, and the pages
+    # that came back new where it predicted a copy (whichever request brought them)
+    samples: int = 0
+    samples_new: int = 0  # of them, the pages that came back new
     streak: int = 0  # duplicates since the last new page
     content_duplicates: int = 0  # mirror: copies among content pages (not /terms, /about)
     chosen: bool = False  # mirror: this direction was chosen; the reverse never skips

@@ -698,7 +698,7 @@ def test_a_mirror_rule_survives_one_new_page_within_the_users_risk(tmp_path: Pat
     assert held_stats.get("simdedup/url/reissued/rule_weakened", 0) == 0, held_stats
     assert _stat(held, "simdedup/url/reissued/") < _stat(ended, "simdedup/url/reissued/")
     assert held_stats["simdedup/url/final"] > 0, held_stats  # the other skips stood
-    assert "of its pages differ (95% confidence)" in held.log
+    assert "of its skips differ (95% confidence)" in held.log
     records = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
     (rule,) = [r for r in records if r["event"] == "url_rule" and r["rule"] == "mirror"]
     assert rule["new"] == 1 and rule["samples"] >= 13 and rule["bound"] <= 0.3, rule

@@ -167,28 +167,27 @@ def mirror_behind_a_wall(
     return {"original": original, "mirror": mirror}
 
 
-def mirror_with_a_differing_page(shared: int = 30, articles: int = 60) -> dict[str, Site]:
+def mirror_with_a_differing_page(
+    shared: int = 30, articles: int = 60, late: float = 2.5
+) -> dict[str, Site]:
     """An original and its full mirror (docs linking articles past the 15th; the mirror
     answers 50 ms later, so it is taken for the copy), whose ``/news/latest.html`` differs
-    from the original's. That page is alone in its section and linked from the last docs
-    pages only: the mirror rule is learned long before it, and the mirror's is met only if
-    one of those pages is fetched (a sample; ``SIMDEDUP_URL_SAMPLE_EVERY=2`` makes that
-    near certain), to come back new beside its counterpart. The mirror tops each page with
-    a banner of the time and a request number, new per request."""
+    from the original's. Each home page links a ``/news/`` index that answers ``late``
+    seconds later and links that page: it is met once the mirror rule is learned and has
+    samples, in a section of its own (so the mirror's is fetched as that section's first
+    sample), and comes back new beside its counterpart. The mirror tops each page with a
+    banner of the time and a request number, new per request."""
     original, mirror = Site(), Site(banner=True)
     docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
     linked = tuple(f"/article/{n}" for n in range(1, articles + 1))
     for site, delay in ((original, 0.0), (mirror, 0.05)):
-        site.pages["/"] = page("home", docs[:10], delay=delay)
+        site.pages["/"] = page("home", (*docs[:10], "/news/"), delay=delay)
         for n, path in enumerate(docs):
-            links = (
-                docs[n + 1 : n + 11]
-                + linked * (n >= 15)
-                + ("/news/latest.html",) * (n >= shared - 3)
-            )
+            links = docs[n + 1 : n + 11] + linked * (n >= 15)
             site.pages[path] = page(f"doc-{path}", links, delay=delay)
         for n, path in enumerate(linked):
             site.pages[path] = page(f"article-{n}", delay=delay)
+        site.pages["/news/"] = page("news", ("/news/latest.html",), delay=late + delay)
     original.pages["/news/latest.html"] = page("news-latest")
     mirror.pages["/news/latest.html"] = page("news-latest-on-the-mirror", delay=0.05)
     return {"original": original, "mirror": mirror}
