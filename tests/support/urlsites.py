@@ -171,11 +171,11 @@ def mirror_with_a_differing_page(
     shared: int = 30, articles: int = 60, late: float = 2.5
 ) -> dict[str, Site]:
     """An original and its full mirror (docs linking articles past the 15th; the mirror
-    answers 50 ms later, so it is taken for the copy), whose ``/news/latest.html`` differs
+    answers 50 ms later, so it is taken for the copy), whose ``/latest/story.html`` differs
     from the original's. Each home page links a ``/news/`` index that answers ``late``
-    seconds later and links that page: it is met once the mirror rule is learned and has
-    samples, in a section of its own (so the mirror's is fetched as that section's first
-    sample), and comes back new beside its counterpart. The mirror tops each page with a
+    seconds later and links ``/latest/story.html``: it is met once the mirror rule is
+    learned and has samples, in a section of its own (so the mirror's is fetched as that
+    section's first sample), and comes back new beside its counterpart. The mirror tops each page with a
     banner of the time and a request number, new per request."""
     original, mirror = Site(), Site(banner=True)
     docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
@@ -187,9 +187,9 @@ def mirror_with_a_differing_page(
             site.pages[path] = page(f"doc-{path}", links, delay=delay)
         for n, path in enumerate(linked):
             site.pages[path] = page(f"article-{n}", delay=delay)
-        site.pages["/news/"] = page("news", ("/news/latest.html",), delay=late + delay)
-    original.pages["/news/latest.html"] = page("news-latest")
-    mirror.pages["/news/latest.html"] = page("news-latest-on-the-mirror", delay=0.05)
+        site.pages["/news/"] = page("news", ("/latest/story.html",), delay=late + delay)
+    original.pages["/latest/story.html"] = page("news-latest")
+    mirror.pages["/latest/story.html"] = page("news-latest-on-the-mirror", delay=0.05)
     return {"original": original, "mirror": mirror}
 
 
