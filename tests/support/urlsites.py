@@ -175,8 +175,8 @@ def mirror_with_a_differing_page(
     from the original's. Each home page links a ``/news/`` index that answers ``late``
     seconds later and links ``/latest/story.html``: it is met once the mirror rule is
     learned and has samples, in a section of its own (so the mirror's is fetched as that
-    section's first sample), and comes back new beside its counterpart. The mirror tops each page with a
-    banner of the time and a request number, new per request."""
+    section's first sample), and comes back new beside its counterpart. The mirror tops
+    each page with a banner of the time and a request number, new per request."""
     original, mirror = Site(), Site(banner=True)
     docs = tuple(f"/docs/{WORDS[n % len(WORDS)]}-{n}.html" for n in range(shared))
     linked = tuple(f"/article/{n}" for n in range(1, articles + 1))
