@@ -148,7 +148,8 @@ class SimDedupConfig:
     its skips re-issued) unless its samples still bound that share within this, at 95%
     confidence (``url/estimate.py``): then only the skips of that page's section are
     re-issued. With a risk, a rule samples one in two of its would-be skips until its
-    samples could stand one new page. 0, the default, ends a rule at its first new page."""
+    samples could stand one new page. 0, the default, ends a rule at its first new page.
+    Not applied on a store several workers share (a WARNING at start says so)."""
     verdict_log: str | None = None  # a JSON-lines file; %(name)s and %(time)s as in FEEDS
     """A JSON-lines file, one line per verdict worth auditing; ``%(name)s`` is the spider's
     name, ``%(time)s`` the crawl's start. Off by default."""

@@ -645,3 +645,15 @@ def _learn_mirror(core: UrlCore[str], original: str, mirror: str) -> None:
             assert not isinstance(core.scheduled(Seen(url, url)), Skip)
             core.fetched(url, url, 200)
             core.verdict(url, None if copied is None else f"{original}/p/{n}")
+
+
+def test_a_url_risk_is_not_applied_where_workers_share_the_crawl(redis_url: str) -> None:
+    """Workers do not share their samples yet: on a shared store a new page ends a URL rule
+    on every worker, as at no risk (a rule standing on one worker's samples would keep the
+    others' bets in the section where the page differed)."""
+    with open_index(redis_url, prefix="risk", expected_size=1_000) as index:
+        judge = UrlJudge.for_crawl(
+            index, mode="adaptive", max_distance=3, expected_size=1_000,
+            min_evidence=3, sample_every=1000, risk=0.3,
+        )  # fmt: skip
+        assert judge.learner.risk == 0.0

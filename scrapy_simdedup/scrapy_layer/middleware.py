@@ -218,6 +218,12 @@ class UrlSimHashMiddleware:
             counts=self._crawl_counts,
         )
         core.resumed = _resumed_job(self.crawler) and shared is None
+        if shared is not None and self.config.url_risk > 0:
+            logger.warning(
+                "simdedup: SIMDEDUP_URL_RISK = %s is not applied on a store workers share "
+                "(their samples are not shared yet): a new page ends a URL rule, as at 0",
+                self.config.url_risk,
+            )
         if self.state.crawl is not None:  # workers sharing a crawl
             self.judge.peers = self.state.crawl
         if heartbeats is not None:

@@ -115,6 +115,11 @@ class ParkedBets(Generic[T]):
         urls = self._by_rule.get(rule, set())
         return self._take({url for url in urls if self._by_url[url].gathering})
 
+    def under_if(self, rule: str, wanted: Callable[[Bet[T]], bool]) -> list[Bet[T]]:
+        """Take out the bets the rule ``rule`` made that are ``wanted``."""
+        urls = self._by_rule.get(rule, set())
+        return self._take({url for url in urls if wanted(self._by_url[url])})
+
     def under(self, rule: str) -> list[Bet[T]]:
         """Take out every bet the rule ``rule`` made (it was weakened)."""
         return self._take(self._by_rule.get(rule, set()))

@@ -433,7 +433,8 @@ class UrlCore(Generic[T]):
             return
         identity, counterpart = sampled
         if original is not None:
-            self._guarded(learner.sampled, identity)
+            if canonical_or_none(original) == counterpart:  # not a soft 404's, a re-visit's
+                self._guarded(learner.sampled, identity)
         elif counterpart is not None and all(rule.identity != identity for rule in weakened):
             if len(self._samples_waiting) >= MAX_AWAITING_VERDICT:
                 del self._samples_waiting[next(iter(self._samples_waiting))]
@@ -444,21 +445,18 @@ class UrlCore(Generic[T]):
         still bound the share of its differing pages within ``SIMDEDUP_URL_RISK`` stands:
         only the bets of the page's section (``section_template``) are re-issued, the
         section where a page differs; otherwise the rule is weakened and all of its go."""
-        section = _section_of(url)
         # At no risk every skip of a rule a new page contradicted goes, as it always did
         # (a mirror pair may stand on the copies the other way).
-        if section is not None and self.judge.learner.risk > 0 and self.judge.stands(rule):
+        section = _section_of(url) if self.judge.learner.risk > 0 else None
+        if section is not None and self.judge.stands(rule):
             self.tally.inc_value(keys.URL_RULES_HELD)
-
-            def in_section(bet: Bet[T]) -> bool:
-                return bet.rule == rule.identity and _section_of(bet.url) == section
-
-            bets = self.bets.take_where(in_section)
+            bets = self.bets.under_if(rule.identity, lambda bet: _section_of(bet.url) == section)
             actions = self._reissue(bets, "rule_contradicted")
-            logger.debug(
-                "simdedup: %s is new: %s stands (%s), %d parked requests of /%s re-issued",
-                key, rule.describe(), self.judge.learner.estimate(rule), len(bets), section,
-            )  # fmt: skip
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "simdedup: %s is new: %s stands (%s), %d parked requests of /%s re-issued",
+                    key, rule.describe(), self.judge.learner.estimate(rule), len(bets), section,
+                )  # fmt: skip
             return actions
         bets = self.bets.under(rule.identity)
         actions = self._reissue(bets, "rule_weakened")

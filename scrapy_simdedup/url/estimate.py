@@ -10,19 +10,23 @@ one of 20, 22%. With a risk (``SIMDEDUP_URL_RISK``), a rule skips on while that 
 within the share of differing skips the user accepts, so one contradicting page ends a rule
 that a handful of samples support, not one that hundreds do.
 
-Samples are drawn from the requests a rule would skip, in the order the crawl meets them:
-not a random draw of its skips, but the nearest a crawl has, and the bound says so.
+With a risk, samples are drawn at random from the requests a rule would skip, as the crawl
+meets them; the first would-be skip of each section is one too, and a page that came back
+new counts whichever request brought it. Not a random draw of the rule's skips, but the
+nearest a crawl has: the bound is an estimate, and says so.
 """
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 CONFIDENCE = 0.95
 """The confidence of every stated bound."""
 _STEPS = 60  # bisection steps: the bound to 2**-60
 
 
+@lru_cache(maxsize=4096)  # asked again for the same counts while a rule's evidence rests
 def share_bound(new: int, judged: int, confidence: float = CONFIDENCE) -> float:
     """The largest share ``p`` of differing pages under which seeing at most ``new`` of
     ``judged`` pages differ has probability at least ``1 - confidence``. 1.0 with nothing

@@ -93,7 +93,9 @@ class UrlJudge:
         """The judge of a crawl: the URL index is made on first use, a different stored
         ``max_distance`` raises ``StoreMismatchError``; stored rules are on probation; on a
         store several workers share, rules are exchanged with them while they run.
-        ``risk``: the share of a rule's skipped pages that may differ (``estimate.py``)."""
+        ``risk``: the share of a rule's skipped pages that may differ (``estimate.py``), on a
+        store of its own: workers sharing a crawl do not share their samples yet, and a new
+        page one of them saw ends the rule on all, as at no risk."""
         urls = index.companion(keyspace.URL_INDEX, max_distance, expected_size)
         judged = _Judged()
         shared = urls.shared
@@ -103,7 +105,7 @@ class UrlJudge:
             min_evidence=min_evidence,
             sample_every=sample_every,
             news=None if shared is None else RuleNews(shared),
-            risk=risk,
+            risk=risk if shared is None else 0.0,  # a worker's samples are its own
         )
         if shared is not None:  # workers choose a mirror pair's copy together (issue 35)
             learner.choose = partial(agreed_copy, shared)

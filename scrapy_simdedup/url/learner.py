@@ -188,10 +188,15 @@ class UrlLearner:
         """``rule.learned``; for a mirror, from the copies either way between its two hosts
         (fetched at once, either host's copy may come second)."""
         reverse = self._reverse(rule) if rule.kind == "mirror" else None
-        bound = self._bound(rule, reverse) if self.risk > 0.0 else 1.0
-        if reverse is None:
-            return rule.learned(self.min_evidence, self.risk, bound)
-        return _pair(rule, reverse).learned(self.min_evidence, self.risk, bound)
+        subject = rule if reverse is None else _pair(rule, reverse)
+        if subject.learned(self.min_evidence):
+            return True
+        return (  # with a risk: standing on its samples (the bound, worked out last)
+            self.risk > 0.0
+            and subject.proven
+            and subject.may_stand(self.min_evidence)
+            and self._bound(rule, reverse) <= self.risk
+        )
 
     def samples(self, rule: Rule) -> tuple[int, int]:
         """(samples of ``rule`` judged, of them new): either way between its two hosts

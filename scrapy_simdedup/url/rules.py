@@ -51,10 +51,11 @@ class Rule:
     paths: tuple[str, ...] = ()
     duplicates: int = 0
     uniques: int = 0
-    # its samples: would-be skips fetched to check it and judged copies, and the pages
-    # that came back new where it predicted a copy (whichever request brought them)
-    samples: int = 0
-    samples_new: int = 0  # of them, the pages that came back new
+    # its samples in this crawl: would-be skips fetched to check it and judged copies, and
+    # the pages that came back new where it predicted a copy (whichever request brought
+    # them); not stored: a site changes between crawls, and its bound with it
+    samples: int = field(default=0, compare=False)
+    samples_new: int = field(default=0, compare=False)  # of them, the pages that came back new
     streak: int = 0  # duplicates since the last new page
     content_duplicates: int = 0  # mirror: copies among content pages (not /terms, /about)
     chosen: bool = False  # mirror: this direction was chosen; the reverse never skips
@@ -95,19 +96,22 @@ class Rule:
             return f"{self.template} is a trap (its pages copy each other)"
         return f"near the fetched {self.other}"
 
-    def learned(self, min_evidence: int, risk: float = 0.0, bound: float = 1.0) -> bool:
-        """Whether the rule skips: a run of ``min_evidence`` copies (twice that for a trap)
-        and ``MIN_DUPLICATE_SHARE`` of its verdicts copies; or, once such a run proved it in
-        this crawl, counts that bound the share of its pages that differ within ``risk``
-        (``bound``: at most this share of its skips differ, from its samples:
-        ``estimate.py``), however recent its last new page. A trap stops at its first new
-        page (``stopped``): a calendar's busy day says nothing of the next."""
+    def learned(self, min_evidence: int) -> bool:
+        """Whether the rule skips on its run: ``min_evidence`` copies in a row (twice that
+        for a trap) and ``MIN_DUPLICATE_SHARE`` of its verdicts copies."""
         needed = 2 * min_evidence if self.kind == "trap" else min_evidence
+        return self.streak >= needed and self.may_stand(min_evidence)
+
+    def may_stand(self, min_evidence: int) -> bool:
+        """Whether the rule may skip at all: ``MIN_DUPLICATE_SHARE`` of its verdicts copies
+        (and, for a mirror, copies among content pages). With a risk, a rule a run proved
+        in this crawl (``proven``) skips on such counts while its samples bound the share
+        of its differing skips within the risk (``UrlLearner._learned``), however recent
+        its last new page. A trap stops at its first new page (``stopped``): a calendar's
+        busy day says nothing of the next."""
         share = self.duplicates / max(1, self.duplicates + self.uniques)
         spread = self.kind != "mirror" or self.content_duplicates >= min_evidence
-        if share < MIN_DUPLICATE_SHARE or not spread:
-            return False
-        return self.streak >= needed or (self.proven and risk > 0.0 and bound <= risk)
+        return share >= MIN_DUPLICATE_SHARE and spread
 
     def record(self, duplicate: bool, *, content_page: bool = False) -> None:
         if duplicate:
@@ -122,7 +126,7 @@ class Rule:
         data = asdict(self)
         for this_crawls in (
             "candidates", "exemplar", "waits", "stopped", "skipped_here", "chained_here",
-            "proven",
+            "proven", "samples", "samples_new",
         ):  # fmt: skip
             del data[this_crawls]
         if not data["paths"]:  # as an earlier version writes it, and reads it
