@@ -105,7 +105,7 @@ class UrlJudge:
             min_evidence=min_evidence,
             sample_every=sample_every,
             news=None if shared is None else RuleNews(shared),
-            risk=risk if shared is None else 0.0,  # a worker's samples are its own
+            risk=risk,
         )
         if shared is not None:  # workers choose a mirror pair's copy together (issue 35)
             learner.choose = partial(agreed_copy, shared)

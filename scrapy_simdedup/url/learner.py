@@ -121,7 +121,9 @@ class UrlLearner:
             raise ValueError("min_evidence must be at least 1 and sample_every at least 2")
         if not 0.0 <= risk < 1.0:
             raise ValueError(f"risk must be at least 0 and below 1, got {risk}")
-        self.risk = risk
+        # Workers sharing a store do not share their samples yet: a new page one of them
+        # saw ends a rule on all, as at no risk.
+        self.risk = risk if news is None else 0.0
         self._draw = random.Random()  # samples, with a risk: at random
         self.store = store
         self.news = news
@@ -195,7 +197,7 @@ class UrlLearner:
             self.risk > 0.0
             and subject.proven
             and subject.may_stand(self.min_evidence)
-            and self._bound(rule, reverse) <= self.risk
+            and self._bound(rule) <= self.risk
         )
 
     def samples(self, rule: Rule) -> tuple[int, int]:
@@ -206,13 +208,11 @@ class UrlLearner:
             return rule.samples, rule.samples_new
         return rule.samples + reverse.samples, rule.samples_new + reverse.samples_new
 
-    def _bound(self, rule: Rule, reverse: Rule | None, more_new: int = 0) -> float:
-        """At most this share of the rule's skips differ (from its samples, either way for
-        a mirror), were ``more_new`` more samples new."""
-        taken, new = rule.samples + more_new, rule.samples_new + more_new
-        if reverse is not None:
-            taken, new = taken + reverse.samples, new + reverse.samples_new
-        return share_bound(new, taken)
+    def _bound(self, rule: Rule, more_new: int = 0) -> float:
+        """At most this share of the rule's skips differ (``samples``), were ``more_new``
+        more samples new."""
+        taken, new = self.samples(rule)
+        return share_bound(new + more_new, taken + more_new)
 
     def estimate(self, rule: Rule) -> str:
         """What ``rule``'s samples say, as a user reads it (``estimate.describe_bound``)."""
@@ -227,9 +227,9 @@ class UrlLearner:
         rule = self.book.get(identity)
         if rule is None:
             return
-        rule.samples += 1
-        self._save(rule)
-        self._changed()
+        rule.samples += 1  # this crawl's: not stored
+        if self.risk > 0.0:  # its bound may let it stand again
+            self._changed()
 
     def _differed(self, rules: list[Rule]) -> None:
         """One page came back new where ``rules`` predicted a copy: a sample that differed,
@@ -508,10 +508,8 @@ class UrlLearner:
         if rule.kind == "mirror":
             reverse = self._reverse(rule)
             evidence += reverse.duplicates if reverse else 0
-        if self.risk > 0.0:
-            reverse = self._reverse(rule) if rule.kind == "mirror" else None
-            if self._bound(rule, reverse, more_new=1) > self.risk:
-                return 2
+        if self.risk > 0.0 and self._bound(rule, more_new=1) > self.risk:
+            return 2
         return max(2, min(self.sample_every, 2 * evidence))
 
     def _in_force(self, host: str) -> list[Rule]:
@@ -876,7 +874,6 @@ class UrlLearner:
         if remote.chosen and not local.chosen:  # its direction, unless this one chose
             reverse = self._reverse(local)
             local.chosen = reverse is None or not reverse.chosen
-        local.proven = local.proven or self._learned(local)
         return local
 
     def _with_reverses(self, rules: Iterable[Rule]) -> list[Rule]:
@@ -974,7 +971,7 @@ class UrlLearner:
         """A verdict this worker saw: in the rule's counts, and in its own tally for the
         other workers (``refresh``)."""
         rule.record(duplicate, content_page=content_page)
-        if duplicate and not rule.proven:
+        if duplicate and self.risk > 0.0 and not rule.proven:  # only a risk asks it
             rule.proven = self._learned(rule)
         if self.news is not None:
             self.evidence.record(rule.identity, duplicate=duplicate, content_page=content_page)

@@ -69,8 +69,9 @@ class Rule:
     stopped: bool = field(default=False, compare=False)
     skipped_here: int = field(default=0, compare=False)  # trap: its skips in this crawl
     chained_here: int = field(default=0, compare=False)  # trap: of them, linked from its own
-    # its run of copies reached what it needs in this crawl: from then on a new page ends
-    # it only once its counts no longer bound the share of new pages within the risk
+    # with a risk: its run of copies reached what it needs in this crawl, and from then on
+    # a new page ends it only once its samples no longer bound its differing skips within
+    # the risk
     proven: bool = field(default=False, compare=False)
 
     @property
