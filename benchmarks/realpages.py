@@ -254,7 +254,8 @@ def reprinted(donor: RealPage, title: str, paragraphs: tuple[str, ...]) -> str |
     place.tail = tail
     headline, suffix = _title_parts(donor.title)
     for element in root.iter("title"):
-        element.text = title + suffix
+        if element.text_content().strip() == donor.title.strip():  # not an icon's own title
+            element.text = title + suffix
     for element in root.iter("h1"):
         if headline and _tokens(element.text_content())[:6] == _tokens(headline)[:6]:
             for child in list(element):

@@ -57,3 +57,17 @@ def test_bytes_are_decoded_as_page_text_decodes_them() -> None:
     with pytest.raises(UndecodablePageError):
         main_text(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     assert main_text("") == "" and main_text(b"   ") == ""
+
+
+def test_text_a_browser_never_renders_is_no_line_of_the_content() -> None:
+    # A portal's inline icons carry the page's title with the site's name (a real page has
+    # it seven times), and a <template> holds a script's markup: no reader sees either.
+    icon = (
+        "<svg viewBox='0 0 9 9'><title>The harbour reopens – Portal</title><desc>Icon</desc></svg>"
+    )
+    held = "<template><div class='alert'>Breaking news alert placeholder text here</div></template>"
+    html = page(f"{MENU}<div class='content'>{icon}{ARTICLE}{held}{icon}</div>{FOOTER}")
+    text = main_text(html)
+    assert "harbour reopened on Monday" in text and "storms had damaged" in text
+    assert "– Portal" not in text and "Icon" not in text
+    assert "placeholder" not in text

@@ -45,6 +45,12 @@ HIDDEN = [
 ]  # fmt: skip
 """Elements a reader never sees (a paywall's rest of the story, a closed modal): no text
 of them is shown beside the main content. The main content leaves them out already."""
+UNRENDERED = ["svg", "template"]
+"""Markup a browser never renders as text: an icon's ``<title>`` inside an inline SVG is a
+tooltip at most, and a ``<template>`` holds markup for scripts. Portals draw their logo
+and icons this way, some with the page's title in each (seven times on one real page),
+which the extract took for lines of content a reprint adds. ``page_text`` leaves them out
+too."""
 MAX_OUTSIDE_CHARS = 20_000
 """At most this much of the text the extract left out is kept (the page's first lines)."""
 
@@ -75,13 +81,17 @@ def main_content(page: str | bytes, *, content_type: str | None = None) -> MainC
         return MainContent("")
     tree = HTMLTree.parse(clean)
     extract = extract_plain_text(
-        tree, main_content=True, preserve_formatting="minimal_html", links=True
+        tree,
+        main_content=True,
+        preserve_formatting="minimal_html",
+        links=True,
+        skip_elements=UNRENDERED,
     )
     main = marked_lines(extract)
     if len(_WORD.findall(main)) < MIN_WORDS:
         return MainContent(page_text(markup))
     whole = extract_plain_text(
-        tree, main_content=False, preserve_formatting=True, skip_elements=HIDDEN
+        tree, main_content=False, preserve_formatting=True, skip_elements=HIDDEN + UNRENDERED
     )
     if _chars(main) < MIN_SHARE * _chars(whole):
         return MainContent(page_text(markup))
