@@ -78,9 +78,10 @@ def test_a_chart_of_twenty_bins_prints_labels_that_do_not_overlap() -> None:
 
 def test_the_url_rules_in_force_are_listed_with_their_bounds_escaped() -> None:
     rule = {"event": "url_rule", "rule": "mirror", "rule_name": f"m.example mirrors {HOSTILE}",
-            "samples": 240, "new": 1, "bound": 0.0196}  # fmt: skip
+            "samples": 240, "new": 1, "bound": 0.0196, "why": f"{HOSTILE} copied more"}  # fmt: skip
     page = html_report(summarise([*_records(), rule]))
     listed = page.split("<h2>URL rules at the crawl's end</h2>")[1].split("<h2>")[0]
     assert "240 samples, 1 new: at most 2.0% of its skips differ" in listed
+    assert "(the copy: " in listed and " copied more)" in listed
     assert "<script>alert" not in listed and "&lt;script&gt;" in listed
     assert "<p>none</p>" in html_report(summarise(_records())).split("crawl's end</h2>")[1][:20]

@@ -142,15 +142,16 @@ def test_the_report_reads_at_a_glance() -> None:
 
 def test_each_url_rule_in_force_at_the_end_is_reported_with_its_bound() -> None:
     # Only the last crawl's rules; a line edited by hand is named, not a crash.
-    mirror = Rule("mirror", "m.example", other="a.example")
+    mirror = Rule("mirror", "m.example", other="a.example", chosen=True)
+    mirror.chosen_why = "m.example is a partial copy"
     pattern = Rule("pattern", "a.example", names=("sid",), template="/news/")
     old = [CRAWL, url_rule_record(mirror, 20, 1)]
     records = [*old, CRAWL, url_rule_record(mirror, 240, 1), url_rule_record(pattern, 59, 0)]
     records.append({"event": "url_rule", "rule_name": "x.example mirrors y.example", "new": "?"})
     text = "\n".join(report(summarise(last_crawl(records))))
     assert (
-        "  m.example mirrors a.example: 240 samples, 1 new: at most 2.0% of its skips "
-        "differ (95% confidence)" in text
+        "  m.example mirrors a.example (the copy: m.example is a partial copy): 240 samples,"
+        " 1 new: at most 2.0% of its skips differ (95% confidence)" in text
     )
     assert (
         "a.example: parameters sid change nothing on /news/: 59 samples, 0 new: at most 5.0%"

@@ -90,6 +90,14 @@ def test_of_two_hosts_copying_each_other_one_is_chosen_as_the_mirror_for_good() 
         _copy(learner, fetched, f"{ORIGINAL}/p/{n}", f"{MIRROR}/p/{n}")
     assert learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
+    assert _whys(learner) == {
+        "m.example mirrors a.example": "m.example copied a.example more often (4 copies against 3)"
+    }
+
+
+def _whys(learner: UrlLearner) -> dict[str, str]:
+    """Each chosen mirror rule's description -> why its host was taken for the copy."""
+    return {rule.describe(): rule.chosen_why for rule in learner.learned_rules() if rule.chosen}
 
 
 def test_shared_legal_pages_are_not_a_mirror() -> None:
@@ -432,6 +440,7 @@ def test_rules_persist_in_the_store_and_bad_records_are_counted(tmp_path: Path) 
         assert again.decide(url_parts(f"{MIRROR}/p/5"), fetched).skip
         again.save()
         told = UrlLearner(store, fetched, min_evidence=2, probation=False)
+        assert _whys(told) == _whys(again) != {}  # stored with the rule
         assert told.decide(url_parts(f"{MIRROR}/p/5"), fetched).sample  # no evidence here yet
         assert told.decide(url_parts(f"{MIRROR}/p/5"), fetched).skip
     finally:
@@ -480,6 +489,9 @@ def test_a_host_chosen_as_an_original_is_never_made_the_copy_of_a_partial_mirror
         "m.example mirrors a.example",
         "p.example mirrors a.example",
     ]
+    assert _whys(learner)["p.example mirrors a.example"] == (
+        "a.example is the original of another mirror pair"
+    )
 
 
 def test_a_host_chosen_as_a_copy_stays_one_rather_than_be_copied() -> None:
@@ -507,9 +519,11 @@ def test_a_partial_mirror_is_the_copy_of_the_site_with_far_more_paths() -> None:
     _copies(learner, fetched, ORIGINAL, PARTIAL, range(5), section="p")
     assert not learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip
     assert learner.decide(url_parts(f"{PARTIAL}/p/100"), fetched).skip
-    assert [rule.describe() for rule in learner.learned_rules() if rule.chosen] == [
-        "p.example mirrors a.example"
-    ]
+    assert _whys(learner) == {
+        "p.example mirrors a.example": (
+            "p.example is a partial copy (far fewer known paths, nearly all among a.example's)"
+        )
+    }
 
 
 def test_a_worker_that_parsed_only_the_partial_mirror_knows_the_full_site_from_the_others() -> None:
@@ -579,9 +593,12 @@ def test_of_two_full_mirrors_the_one_crawled_less_is_the_copy() -> None:
     assert not learner.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip
     to_mirror = learner.decide(url_parts(f"{ORIGINAL}/p/100"), fetched)
     assert to_mirror.skip and to_mirror.counterpart == f"{MIRROR}/p/100"
-    assert [rule.describe() for rule in learner.learned_rules() if rule.chosen] == [
-        "a.example mirrors m.example"
-    ]
+    assert _whys(learner) == {
+        "a.example mirrors m.example": (
+            "of the pages both have, a.example had clearly fewer sent to the downloader than"
+            " m.example"
+        )
+    }
     close = _mirror_crawled(fetched, mirror_sent=16, original_sent=12)  # a few requests
     assert close.decide(url_parts(f"{MIRROR}/p/100"), fetched).skip
     assert not close.decide(url_parts(f"{ORIGINAL}/p/100"), fetched).skip

@@ -131,6 +131,7 @@ def url_rule_record(rule: Rule, samples: int, new: int) -> Record:
         "samples": samples,
         "new": new,
         "bound": round(share_bound(new, samples), 4),
+        "why": rule.chosen_why or None,
     }
 
 

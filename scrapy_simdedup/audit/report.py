@@ -64,7 +64,15 @@ def overview(summary: Summary) -> list[str]:
 
 def rule_lines(summary: Summary) -> list[str]:
     """One line per URL rule in force at the last crawl's end, with its stated bound."""
-    return [f"{record.get('rule_name')}: {_bound(record)}" for record in summary.rules]
+    return [
+        f"{record.get('rule_name')}{_why(record)}: {_bound(record)}" for record in summary.rules
+    ]
+
+
+def _why(record: Record) -> str:
+    """Why a mirror rule's host was taken for the copy, when the line says."""
+    why = record.get("why")
+    return f" (the copy: {why})" if isinstance(why, str) and why else ""
 
 
 def _bound(record: Record) -> str:

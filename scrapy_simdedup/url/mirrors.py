@@ -8,10 +8,14 @@ it lacks would be bets on pages that never come); the host with clearly fewer of
 pair's common pages sent to the downloader; the host that copied more often (or, as often,
 first). The first use decides, for good (a race between the two hosts' fetches must not
 flip it), and workers sharing a crawl agree on one choice (``choose``, issue 35).
+
+The chosen rule keeps why (``Rule.chosen_why``, stored with it), and the choice is logged
+at INFO: a user who finds the original skipped reads which evidence chose it.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -20,6 +24,8 @@ from scrapy_simdedup.url.rules import Rule
 if TYPE_CHECKING:
     from scrapy_simdedup.url.rulebook import Rulebook
     from scrapy_simdedup.url.sitesize import SiteSizes
+
+logger = logging.getLogger(__name__)
 
 
 class MirrorChoice:
@@ -54,20 +60,21 @@ class MirrorChoice:
             return True
         if self.choose is not None:  # several workers: one choice for all (issue 35)
             return self._agreed(rule, reverse)
-        settled = self._settled_side(rule)
+        settled, why = self._settled_side(rule)
         if settled is False:
             if reverse is None:
                 reverse = self._add(Rule("mirror", rule.other, other=rule.host))
             if reverse is not None:
-                reverse.chosen = True
-                self.book.save_soon(reverse)
-                self._changed()
+                self._choose(reverse, why)
             return True
-        chosen = True if settled or reverse is None else self._proposed(rule, reverse)
+        if settled:
+            chosen = True
+        elif reverse is None:
+            chosen, why = True, f"{rule.host} copied {rule.other}, never the other way yet"
+        else:
+            chosen, why = self._proposed(rule, reverse)
         if chosen and not rule.chosen:  # the first use decides, for good
-            rule.chosen = True
-            self.book.save_soon(rule)
-            self._changed()  # the reverse's host is outvoted from now on
+            self._choose(rule, why)  # the reverse's host is outvoted from now on
         return not chosen
 
     def is_original(self, host: str, besides: str) -> bool:
@@ -84,40 +91,74 @@ class MirrorChoice:
     def _agreed(self, rule: Rule, reverse: Rule | None) -> bool:
         """``outvoted``, the choice this worker would make proposed to the others first."""
         assert self.choose is not None
-        settled = self._settled_side(rule)
-        mine = reverse is None or self._proposed(rule, reverse) if settled is None else settled
-        copy = self.choose(rule.host, rule.other, rule.host if mine else rule.other)
+        settled, why = self._settled_side(rule)
+        if settled is None:
+            settled, why = (
+                (True, f"{rule.host} copied {rule.other}, never the other way yet")
+                if reverse is None
+                else self._proposed(rule, reverse)
+            )
+        proposed = rule.host if settled else rule.other
+        copy = self.choose(rule.host, rule.other, proposed)
         if copy == rule.host:
             winner: Rule | None = rule
         else:
             winner = reverse or self._add(Rule("mirror", rule.other, other=rule.host))
         if winner is not None and not winner.chosen:
-            winner.chosen = True
-            self.book.save_soon(winner)
-            self._changed()
+            agreed = why if copy == proposed else "proposed by another worker of the crawl"
+            self._choose(winner, f"{agreed} (workers sharing the crawl agreed)")
         return copy != rule.host
 
-    def _proposed(self, rule: Rule, reverse: Rule) -> bool:
-        """Whether ``rule.host`` should be the copy when the roles and sizes of
-        ``_settled_side`` do not tell: the host that copied more often, or as often, first."""
-        if rule.duplicates != reverse.duplicates:
-            return reverse.duplicates < rule.duplicates
-        return self.book.rank(reverse.identity) > self.book.rank(rule.identity)
+    def _choose(self, rule: Rule, why: str) -> None:
+        """``rule``'s host is the pair's copy, for good."""
+        rule.chosen, rule.chosen_why = True, why
+        self.book.save_soon(rule)
+        self._changed()
+        logger.info("%s taken for the copy of %s: %s", rule.host, rule.other, why)
 
-    def _settled_side(self, rule: Rule) -> bool | None:
+    def _proposed(self, rule: Rule, reverse: Rule) -> tuple[bool, str]:
+        """Whether ``rule.host`` should be the copy when the roles and sizes of
+        ``_settled_side`` do not tell: the host that copied more often, or as often, first;
+        and why."""
+        if rule.duplicates != reverse.duplicates:
+            mine = reverse.duplicates < rule.duplicates
+            more, fewer = (rule, reverse) if mine else (reverse, rule)
+            return mine, (
+                f"{more.host} copied {more.other} more often ({more.duplicates} copies against"
+                f" {fewer.duplicates})"
+            )
+        mine = self.book.rank(reverse.identity) > self.book.rank(rule.identity)
+        first = rule if mine else reverse
+        return mine, f"{first.host} copied {first.other} as often, and first"
+
+    def _settled_side(self, rule: Rule) -> tuple[bool | None, str]:
         """Whether ``rule.host`` is the copy of ``rule.other`` by the roles they already
         play in other chosen pairs, or else by their known paths, or else by how many of
         the pages both have each had sent to the downloader (the copy is the one crawled
-        less: its pages still to come are the ones a skip saves); None when none tells."""
-        host_original = self.is_original(rule.host, rule.other)
-        other_original = self.is_original(rule.other, rule.host)
+        less: its pages still to come are the ones a skip saves); None when none tells.
+        And why, as a user reads it."""
+        host, other = rule.host, rule.other
+        host_original = self.is_original(host, other)
+        other_original = self.is_original(other, host)
         if host_original != other_original:
-            return other_original
-        host_copy = self.is_copy(rule.host, rule.other)
-        other_copy = self.is_copy(rule.other, rule.host)
+            original = other if other_original else host
+            return other_original, f"{original} is the original of another mirror pair"
+        host_copy = self.is_copy(host, other)
+        other_copy = self.is_copy(other, host)
         if host_copy != other_copy:
-            return host_copy
-        partial = self.sizes.partial_copy(rule.host, rule.other)
+            copy = host if host_copy else other
+            return host_copy, f"{copy} is the copy of another mirror pair"
+        partial = self.sizes.partial_copy(host, other)
         if partial is not None:
-            return partial
-        return self.sizes.crawled_less(rule.host, rule.other)
+            copy, original = (host, other) if partial else (other, host)
+            return partial, (
+                f"{copy} is a partial copy (far fewer known paths, nearly all among {original}'s)"
+            )
+        less = self.sizes.crawled_less(host, other)
+        if less is not None:
+            copy, original = (host, other) if less else (other, host)
+            return less, (
+                f"of the pages both have, {copy} had clearly fewer sent to the downloader"
+                f" than {original}"
+            )
+        return None, ""

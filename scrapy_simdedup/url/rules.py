@@ -59,6 +59,7 @@ class Rule:
     streak: int = 0  # duplicates since the last new page
     content_duplicates: int = 0  # mirror: copies among content pages (not /terms, /about)
     chosen: bool = False  # mirror: this direction was chosen; the reverse never skips
+    chosen_why: str = ""  # mirror, chosen: the evidence that chose it (``mirrors.py``)
     candidates: int = field(default=0, compare=False)  # would-be skips since the last sample
     exemplar: str = field(default="", compare=False)  # trap: what its latest copy copied
     # mirror: may skip a copy whose original is not queued yet (a pending bet); off for
@@ -130,8 +131,9 @@ class Rule:
             "proven", "samples", "samples_new",
         ):  # fmt: skip
             del data[this_crawls]
-        if not data["paths"]:  # as an earlier version writes it, and reads it
-            del data["paths"]
+        for absent_before in ("paths", "chosen_why"):  # as an earlier version writes them
+            if not data[absent_before]:
+                del data[absent_before]
         return json.dumps(data, sort_keys=True).encode()
 
     @classmethod

@@ -702,3 +702,8 @@ def test_a_mirror_rule_survives_one_new_page_within_the_users_risk(tmp_path: Pat
     records = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
     (rule,) = [r for r in records if r["event"] == "url_rule" and r["rule"] == "mirror"]
     assert rule["new"] == 1 and rule["samples"] >= 13 and rule["bound"] <= 0.3, rule
+    # Which way the pair went, and why (the evidence in words, in the log and the line).
+    mirror, original = (urls[name].split("/")[2] for name in ("mirror", "original"))
+    assert rule["rule_name"] == f"{mirror} mirrors {original}", rule
+    assert isinstance(rule["why"], str) and rule["why"], rule
+    assert f"{mirror} taken for the copy of {original}: {rule['why']}" in held.log
