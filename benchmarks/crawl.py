@@ -332,6 +332,9 @@ def _scenarios() -> dict[str, Scenario]:
         "calendar": generated({"calendar": urlsites.calendar(days=1216, busy=busy)}),
         "differing": generated(urlsites.mirror_with_a_differing_page()),
         "lagging": generated(urlsites.lagging_mirror()),
+        # A large mirror, a twentieth of whose pages differ (as a page the judge misjudges
+        # would): what a rule standing within SIMDEDUP_URL_RISK still avoids.
+        "lagging5": generated(urlsites.lagging_mirror(articles=400, lagging=20)),
     }
 
 

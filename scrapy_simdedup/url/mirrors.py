@@ -4,10 +4,16 @@ Two hosts that copy each other have a mirror rule each way; only one may skip. T
 is, in order: the host already a copy in another chosen pair, unless the other one is (no
 original is made a copy, no copy is copied: a bet on a bet); the partial copy (far fewer
 known paths, nearly all among the other's: taken for the original, the full site's pages
-it lacks would be bets on pages that never come); the host with clearly fewer of the
-pair's common pages sent to the downloader; the host that copied more often (or, as often,
-first). The first use decides, for good (a race between the two hosts' fetches must not
-flip it), and workers sharing a crawl agree on one choice (``choose``, issue 35).
+it lacks would be bets on pages that never come); the host that copied more often (its
+pages came second); of two that copied as often, the host with clearly fewer of the
+pair's common pages sent to the downloader (its pages still to come are the ones a skip
+saves), else the first that copied. How much of each was crawled says which skip saves
+more, not which host is the copy: chosen before the copies counted, it took an original
+for the copy of its slower mirror, and a mirror that lags behind then stood in for the
+original's newer pages (issue 60).
+
+The first use decides, for good (a race between the two hosts' fetches must not flip it),
+and workers sharing a crawl agree on one choice (``choose``, issue 35).
 
 The chosen rule keeps why (``Rule.chosen_why``, stored with it), and the choice is logged
 at INFO: a user who finds the original skipped reads which evidence chose it.
@@ -117,9 +123,17 @@ class MirrorChoice:
         logger.info("%s taken for the copy of %s: %s", rule.host, rule.other, why)
 
     def _proposed(self, rule: Rule, reverse: Rule) -> tuple[bool, str]:
-        """Whether ``rule.host`` should be the copy when the roles and sizes of
-        ``_settled_side`` do not tell: the host that copied more often, or as often, first;
-        and why."""
+        """Whether ``rule.host`` should be the copy when the roles and paths of
+        ``_settled_side`` do not tell: the host that copied more often; of two that copied
+        as often, the one crawled less, or else the first; and why."""
+        if rule.duplicates == reverse.duplicates:
+            less = self.sizes.crawled_less(rule.host, rule.other)
+            if less is not None:
+                copy, original = (rule.host, rule.other) if less else (rule.other, rule.host)
+                return less, (
+                    f"copied as often; of the pages both have, {copy} had clearly fewer sent"
+                    f" to the downloader than {original}"
+                )
         if rule.duplicates != reverse.duplicates:
             mine = reverse.duplicates < rule.duplicates
             more, fewer = (rule, reverse) if mine else (reverse, rule)
@@ -133,9 +147,7 @@ class MirrorChoice:
 
     def _settled_side(self, rule: Rule) -> tuple[bool | None, str]:
         """Whether ``rule.host`` is the copy of ``rule.other`` by the roles they already
-        play in other chosen pairs, or else by their known paths, or else by how many of
-        the pages both have each had sent to the downloader (the copy is the one crawled
-        less: its pages still to come are the ones a skip saves); None when none tells.
+        play in other chosen pairs, or else by their known paths; None when neither tells.
         And why, as a user reads it."""
         host, other = rule.host, rule.other
         host_original = self.is_original(host, other)
@@ -153,12 +165,5 @@ class MirrorChoice:
             copy, original = (host, other) if partial else (other, host)
             return partial, (
                 f"{copy} is a partial copy (far fewer known paths, nearly all among {original}'s)"
-            )
-        less = self.sizes.crawled_less(host, other)
-        if less is not None:
-            copy, original = (host, other) if less else (other, host)
-            return less, (
-                f"of the pages both have, {copy} had clearly fewer sent to the downloader"
-                f" than {original}"
             )
         return None, ""
