@@ -12,6 +12,7 @@ from scrapy_simdedup.audit.tuning import JUST_UNDER, distance_advice, threshold_
 from scrapy_simdedup.index.handle import DEFAULT_EXPECTED_SIZE
 from scrapy_simdedup.index.tables import choose_design
 from scrapy_simdedup.url.estimate import describe_bound
+from scrapy_simdedup.url.rules import copy_note
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -65,14 +66,9 @@ def overview(summary: Summary) -> list[str]:
 def rule_lines(summary: Summary) -> list[str]:
     """One line per URL rule in force at the last crawl's end, with its stated bound."""
     return [
-        f"{record.get('rule_name')}{_why(record)}: {_bound(record)}" for record in summary.rules
+        f"{record.get('rule_name')}{copy_note(record.get('why'))}: {_bound(record)}"
+        for record in summary.rules
     ]
-
-
-def _why(record: Record) -> str:
-    """Why a mirror rule's host was taken for the copy, when the line says."""
-    why = record.get("why")
-    return f" (the copy: {why})" if isinstance(why, str) and why else ""
 
 
 def _bound(record: Record) -> str:

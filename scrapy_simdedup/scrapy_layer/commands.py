@@ -229,8 +229,7 @@ def _print_url_index(index: SimHashIndex) -> None:
     rules = learner.learned_rules()
     print(f"rules:      {len(rules):,} learned, {len(learner.rules()) - len(rules):,} in progress")
     for rule in rules[:MAX_LISTED]:
-        why = f" (the copy: {rule.chosen_why})" if rule.chosen_why else ""
-        print(f"  {rule.describe()}{why}: {learner.estimate(rule)}")
+        print(f"  {rule.describe()}{rule.copy_note()}: {learner.estimate(rule)}")
     parked = sum(1 for _ in urls.store.scan(keyspace.PARKED, keyspace.end(keyspace.PARKED)))
     if parked:
         print(

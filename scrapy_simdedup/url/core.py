@@ -697,7 +697,7 @@ class UrlCore(Generic[T]):
         """The mirror rules standing at the end, with what their counts say, for the
         closing summary."""
         return [
-            f"{rule.describe()}{_why(rule)}: {self.judge.learner.estimate(rule)}"
+            f"{rule.describe()}{rule.copy_note()}: {self.judge.learner.estimate(rule)}"
             for rule in self.judge.learned_rules()
             if rule.kind == "mirror" and self.judge.stands(rule)
         ]
@@ -1169,8 +1169,3 @@ def _source(url: str | None) -> UrlParts | None:
         return url_parts(url)
     except (UrlNotCheckedError, ValueError):
         return None
-
-
-def _why(rule: Rule) -> str:
-    """`` (the copy: why)`` for a chosen mirror rule, for a user reading which way it went."""
-    return f" (the copy: {rule.chosen_why})" if rule.chosen_why else ""

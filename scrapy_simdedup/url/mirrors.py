@@ -73,12 +73,7 @@ class MirrorChoice:
             if reverse is not None:
                 self._choose(reverse, why)
             return True
-        if settled:
-            chosen = True
-        elif reverse is None:
-            chosen, why = True, f"{rule.host} copied {rule.other}, never the other way yet"
-        else:
-            chosen, why = self._proposed(rule, reverse)
+        chosen, why = (True, why) if settled else self._proposed(rule, reverse)
         if chosen and not rule.chosen:  # the first use decides, for good
             self._choose(rule, why)  # the reverse's host is outvoted from now on
         return not chosen
@@ -99,11 +94,7 @@ class MirrorChoice:
         assert self.choose is not None
         settled, why = self._settled_side(rule)
         if settled is None:
-            settled, why = (
-                (True, f"{rule.host} copied {rule.other}, never the other way yet")
-                if reverse is None
-                else self._proposed(rule, reverse)
-            )
+            settled, why = self._proposed(rule, reverse)
         proposed = rule.host if settled else rule.other
         copy = self.choose(rule.host, rule.other, proposed)
         if copy == rule.host:
@@ -122,24 +113,25 @@ class MirrorChoice:
         self._changed()
         logger.info("%s taken for the copy of %s: %s", rule.host, rule.other, why)
 
-    def _proposed(self, rule: Rule, reverse: Rule) -> tuple[bool, str]:
+    def _proposed(self, rule: Rule, reverse: Rule | None) -> tuple[bool, str]:
         """Whether ``rule.host`` should be the copy when the roles and paths of
-        ``_settled_side`` do not tell: the host that copied more often; of two that copied
-        as often, the one crawled less, or else the first; and why."""
-        if rule.duplicates == reverse.duplicates:
-            less = self.sizes.crawled_less(rule.host, rule.other)
-            if less is not None:
-                copy, original = (rule.host, rule.other) if less else (rule.other, rule.host)
-                return less, (
-                    f"copied as often; of the pages both have, {copy} had clearly fewer sent"
-                    f" to the downloader than {original}"
-                )
+        ``_settled_side`` do not tell: the host that copied (more often); of two that
+        copied as often, the one crawled less, or else the first; and why."""
+        if reverse is None:
+            return True, f"{rule.host} copied {rule.other}, never the other way yet"
         if rule.duplicates != reverse.duplicates:
             mine = reverse.duplicates < rule.duplicates
             more, fewer = (rule, reverse) if mine else (reverse, rule)
             return mine, (
                 f"{more.host} copied {more.other} more often ({more.duplicates} copies against"
                 f" {fewer.duplicates})"
+            )
+        less = self.sizes.crawled_less(rule.host, rule.other)
+        if less is not None:
+            copy, original = (rule.host, rule.other) if less else (rule.other, rule.host)
+            return less, (
+                f"copied as often; of the pages both have, {copy} had clearly fewer sent to"
+                f" the downloader than {original}"
             )
         mine = self.book.rank(reverse.identity) > self.book.rank(rule.identity)
         first = rule if mine else reverse

@@ -98,6 +98,10 @@ class Rule:
             return f"{self.template} is a trap (its pages copy each other)"
         return f"near the fetched {self.other}"
 
+    def copy_note(self) -> str:
+        """`` (the copy: why)`` for a chosen mirror rule (``copy_note``), else empty."""
+        return copy_note(self.chosen_why)
+
     def learned(self, min_evidence: int) -> bool:
         """Whether the rule skips on its run: ``min_evidence`` copies in a row (twice that
         for a trap) and ``MIN_DUPLICATE_SHARE`` of its verdicts copies."""
@@ -223,3 +227,10 @@ def template_path(template: str) -> str:
 def kind_of(identity: str) -> str:
     """The kind of the rule ``Rule.identity`` names."""
     return identity.partition(_IDENTITY_SEPARATOR)[0]
+
+
+def copy_note(why: object) -> str:
+    """`` (the copy: why)``: what a user reads after a mirror rule's name, which way the
+    pair went and why (``mirrors.py``); empty when ``why`` is no text (another rule, or a
+    verdict log line edited by hand)."""
+    return f" (the copy: {why})" if isinstance(why, str) and why else ""
