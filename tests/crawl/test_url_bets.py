@@ -707,3 +707,24 @@ def test_a_mirror_rule_survives_one_new_page_within_the_users_risk(tmp_path: Pat
     assert rule["rule_name"] == f"{mirror} mirrors {original}", rule
     assert isinstance(rule["why"], str) and rule["why"], rule
     assert f"{mirror} taken for the copy of {original}: {rule['why']}" in held.log
+
+
+def test_a_slower_mirror_that_lags_behind_is_the_copy_and_no_page_of_the_original_is_lost(
+    tmp_path: Path,
+) -> None:
+    """A 400-article mirror answering 50 ms later, a twentieth of whose articles are older
+    versions. More of its requests wait on their way, so it looks crawled further: taken
+    for that (issue 60), the original was made its copy and 19 of its 20 newer articles
+    were skipped for the mirror's older ones. The host that copied is the copy: every page
+    of the original plain Scrapy keeps is kept, and the log says why."""
+    sites = urlsites.lagging_mirror(articles=400, lagging=20)
+    with urlsites.serve(sites) as urls:
+        plain = _crawl(urls, tmp_path / "plain", "plain.jsonl", *PLAIN_SCRAPY[1::2])
+        crawl = _crawl(urls, tmp_path / "plugin", "plugin.jsonl")
+    originals = sites["original"].distinct()
+    assert originals <= _kept(plain, urls, sites)
+    lost = sorted(originals - _kept(crawl, urls, sites))
+    assert lost == [], (lost, crawl.simdedup(), _fetched_lines(crawl)[-60:])
+    mirror, original = (urls[name].split("/")[2] for name in ("mirror", "original"))
+    assert f"{mirror} taken for the copy of {original}: " in crawl.log
+    assert f"{original} taken for the copy of" not in crawl.log
