@@ -61,7 +61,7 @@ def test_an_edited_sentence_is_near_and_another_far() -> None:
 
 
 def test_blocks_round_trip_and_malformed_bytes_are_none() -> None:
-    blocks = text_blocks(" ".join(f"Sentence number {n} has five words." for n in range(300)), 3)
+    blocks = text_blocks(" ".join(f"Sentence number {n} has five words." for n in range(MAX_BLOCKS + 44)), 3)
     assert len(blocks) == MAX_BLOCKS
     raw = blocks_to_bytes(blocks)
     assert blocks_from_bytes(raw) == blocks
@@ -206,8 +206,9 @@ def _crossing_the_cut() -> str:
     ("page", "packed_since_57"),
     [
         (_PAGE, "7b087817b3ea8b0d207b25a0c938bb1be3d9e758"),
-        # past MAX_BLOCKS: with the sample of the rest (TAIL_LEVELS)
-        (_PAGE * 400, "e9d6bed5b30daa277105221ab4df6317b49f0dd6"),
+        # past MAX_BLOCKS: with the sample of the rest (TAIL_LEVELS); a window of 512
+        # blocks since the long-page fix of issue 57
+        (_PAGE * 400, "d64aecdf014e48e24aa3c84e84e121a00b2cfe88"),
         (_crossing_the_cut(), "b8eed57e4549981258c356dff32ab767ed2647d3"),
     ],
     ids=["page", "past_max_blocks", "crossing_the_cut"],

@@ -43,10 +43,15 @@ from scrapy_simdedup.fingerprint.nshash import split_sentences
 from scrapy_simdedup.fingerprint.simhash import feature_hashes
 from scrapy_simdedup.fingerprint.volatile import is_volatile, masked
 
-MAX_BLOCKS = 256
-MAX_BLOCK_CHARS = 50_000
-"""Blocks are taken in full from the text's start: a page's first 256 sentences are enough
-to tell it apart from another."""
+MAX_BLOCKS = 512
+MAX_BLOCK_CHARS = 100_000
+"""Blocks are taken in full from the text's start: a page's first 512 sentences are enough
+to tell it apart from another. Where this window ends depends on what comes before the
+article, so two pages of one long article in different chrome see different parts of it
+in full (past the window, only a sample): at 256, a Chinese chapter reprinted in a lighter
+page than its original's seemed to add the sentences its original kept only a sample of
+(one Chinese page in seven has more than 256 blocks, one English page in two hundred;
+``benchmarks/reprint_quality.py --sets``)."""
 TAIL_LEVELS = ((8, 24), (32, 24), (128, 16))
 """Past them, per level (one sentence in ``every``, by its hash), the first ``blocks`` such
 sentences in text order: what a long page adds after its cut version is seen (``_tail``).
