@@ -894,7 +894,25 @@ def _new_on_mirror(learner: UrlLearner, fetched: Fetched, path: str) -> list[Rul
     """The mirror's page at ``path``, fetched as the rule's sample, came back new beside the
     original's: the rules it contradicted."""
     fetched.update({MIRROR + path, ORIGINAL + path})
-    return learner.observe(url_parts(MIRROR + path), None)
+    mirrors = tuple(rule.identity for rule in learner.mirrors_of("a.example"))
+    return learner.observe(url_parts(MIRROR + path), None, mirrors)
+
+
+def test_only_a_sample_that_came_back_new_counts_among_a_rules_samples() -> None:
+    # Copies count as samples only when fetched as the rule's sample: a new page no sample
+    # brought (met before the rule, a section's first page) is evidence against the rule,
+    # but counted among its samples it stated "at most 49.1%" where 5% of the skips differed.
+    fetched = Fetched()
+    learner = _learner(fetched, min_evidence=3, risk=0.05)  # type: ignore[arg-type]
+    _mirror_learned(learner, fetched)
+    _sampled_copies(learner, fetched, 103)
+    rule = _standing_mirror(learner)
+    fetched.update({f"{MIRROR}/p/unsampled.html", f"{ORIGINAL}/p/unsampled.html"})
+    (contradicted,) = learner.observe(url_parts(f"{MIRROR}/p/unsampled.html"), None)
+    assert contradicted.identity == rule.identity
+    assert learner.samples(rule) == (103, 0)
+    (contradicted,) = _new_on_mirror(learner, fetched, "/p/sampled.html")
+    assert learner.samples(rule) == (104, 1)
 
 
 def _sampled_copies(learner: UrlLearner, fetched: Fetched, count: int, section: str = "s") -> None:

@@ -1022,8 +1022,43 @@ def test_a_sample_judged_before_its_counterpart_counts_once_the_counterpart_copi
         core.fetched(counterpart, counterpart, 200)
         core.verdict(counterpart, sample)
         assert learner.samples(rule) == (1, 0)
-        differing, its_counterpart = f"{MIRROR}/p/100", f"{ORIGINAL}/p/100"
-        _page(core, its_counterpart)
+        for n in range(49, 89):  # a later sample, judged after its counterpart
+            differing, its_counterpart = f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}"
+            _page(core, its_counterpart)
+            if not isinstance(core.scheduled(Seen(differing, differing)), Skip):
+                break
+        else:
+            raise AssertionError("no sample in 40 would-be skips at one in two")
         core.fetched(differing, differing, 200)
         core.verdict(differing, None)
         assert learner.samples(rule) == (2, 1)
+        # A new page of the mirror no sample brought is no sample of the rule's skips.
+        unsampled, its_counterpart = f"{MIRROR}/p/100", f"{ORIGINAL}/p/100"
+        _page(core, its_counterpart)
+        core.fetched(unsampled, unsampled, 200)
+        core.verdict(unsampled, None)
+        assert learner.samples(rule) == (2, 1)
+
+
+def test_a_sample_judged_before_its_counterpart_differs_when_the_counterpart_is_new(
+    tmp_path: Path,
+) -> None:
+    """The sample came back new before its counterpart was judged, then the counterpart
+    came back new too: a sample that differed, counted when the counterpart is judged."""
+    with crawl(tmp_path / "db", risk=0.3) as (core, _, _, _):
+        _teach_mirror(core)
+        learner = core.judge.learner
+        (rule,) = [r for r in learner.learned_rules() if core.judge.stands(r)]
+        for n in range(9, 49):
+            sample, counterpart = f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}"
+            assert not isinstance(core.scheduled(Seen(counterpart, counterpart)), Skip)
+            if not isinstance(core.scheduled(Seen(sample, sample)), Skip):
+                break
+        else:
+            raise AssertionError("no sample in 40 would-be skips at one in two")
+        core.fetched(sample, sample, 200)
+        core.verdict(sample, None)
+        assert learner.samples(rule) == (0, 0)
+        core.fetched(counterpart, counterpart, 200)
+        core.verdict(counterpart, None)
+        assert learner.samples(rule) == (1, 1)

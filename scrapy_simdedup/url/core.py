@@ -373,8 +373,15 @@ class UrlCore(Generic[T]):
             copies = keys.URL_STRICT_SAMPLED_COPIES if original else keys.URL_STRICT_SAMPLED_NEW
             self.tally.inc_value(copies)
         try:
-            weakened = self.judge.observe(key, original)
             url = url_parts(key).url
+        except UrlNotCheckedError:
+            return []
+        # The rules whose sample this verdict settles: the page was fetched as one, or a
+        # sample judged new before it waited for this page, its counterpart.
+        waiting = self._samples_waiting.pop(url, None)
+        samples = tuple(found[0] for found in (sampled, waiting) if found is not None)
+        try:
+            weakened = self.judge.observe(key, original, samples)
         except UrlNotCheckedError:
             return []
         except StoreError as exc:
@@ -387,7 +394,7 @@ class UrlCore(Generic[T]):
         if contested is not None and original is None:
             against = self._guarded(self.judge.learner.contradicted, contested) or []
             weakened = [*weakened, *against]
-        self._count_sample(url, original, sampled, weakened)
+        self._count_sample(url, original, sampled, waiting, weakened)
         ticket = self._awaiting_verdict.pop(url, None)
         actions: list[Action[T]] = []
         if original is not None and original != key and not self.judge.kept(original):
@@ -419,14 +426,15 @@ class UrlCore(Generic[T]):
         url: str,
         original: str | None,
         sampled: tuple[str, str | None] | None,
+        waiting: tuple[str, str] | None,
         weakened: list[Rule],
     ) -> None:
         """A rule's sample that came back a copy counts for the rule (one that came back
         new against it is counted as it weakens it: ``UrlLearner.observe``). A sample
-        judged new before its counterpart was judged waits for the counterpart's verdict:
-        found its copy, the sample was a copy all the same."""
+        judged new before its counterpart was judged waits for the counterpart's verdict
+        (``waiting``: the rule and the sample): found its copy, the sample was a copy all
+        the same."""
         learner = self.judge.learner
-        waiting = self._samples_waiting.pop(url, None)
         if waiting is not None and original and canonical_or_none(original) == waiting[1]:
             self._guarded(learner.sampled, waiting[0])
         if sampled is None:

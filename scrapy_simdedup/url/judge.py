@@ -302,9 +302,10 @@ class UrlJudge:
         self.lost(url)
         self.peers.released(url)
 
-    def observe(self, key: str, original: str | None) -> list[Rule]:
+    def observe(self, key: str, original: str | None, samples: tuple[str, ...] = ()) -> list[Rule]:
         """A content verdict; returns the rules it weakened (and sets ``found_unpredicted``).
-        Raises ``UrlNotCheckedError``."""
+        ``samples``: the rules whose sample it settles (``UrlLearner.observe``). Raises
+        ``UrlNotCheckedError``."""
         self.found_unpredicted = ()
         parts = url_parts(key)
         if len(self.judged_now) < MAX_REMEMBERED:
@@ -312,7 +313,7 @@ class UrlJudge:
         if original is None or original == key:
             if len(self.kept_now) < MAX_REMEMBERED:
                 self.kept_now.add(parts.url)
-            return [] if original == key else self.learner.observe(parts, None)
+            return [] if original == key else self.learner.observe(parts, None, samples)
         copied = url_parts(original)
         if len(self.copies_now) < MAX_REMEMBERED:
             self.copies_now[parts.url] = copied.url
@@ -326,7 +327,7 @@ class UrlJudge:
             if found:
                 self.found_unpredicted = found
                 self.unpredicted(*found)
-        return self.learner.observe(parts, copied)
+        return self.learner.observe(parts, copied, samples)
 
     def _elsewhere(self, parts: UrlParts, copied: UrlParts) -> tuple[str, ...]:
         """The pages a copy at ``parts`` of ``copied`` (at another path) shows are not what

@@ -221,9 +221,8 @@ class UrlLearner:
 
     def sampled(self, identity: str) -> None:
         """A request the rule ``identity`` would have skipped, fetched as its sample, was
-        judged a copy, as the rule predicted. (A page that came back new where a rule
-        predicted a copy counts as a sample that differed, whichever request brought it:
-        ``_differed``.)"""
+        judged a copy, as the rule predicted. (A sample that came back new where the rule
+        predicted a copy counts as one that differed: ``_differed``.)"""
         rule = self.book.get(identity)
         if rule is None:
             return
@@ -231,17 +230,22 @@ class UrlLearner:
         if self.risk > 0.0:  # its bound may let it stand again
             self._changed()
 
-    def _differed(self, rules: list[Rule]) -> None:
-        """One page came back new where ``rules`` predicted a copy: a sample that differed,
-        counted once per rule (a mirror's two directions are one rule here)."""
+    def _differed(self, rules: list[Rule], samples: tuple[str, ...]) -> None:
+        """One page came back new where ``rules`` predicted a copy: for each of them whose
+        sample it settles (``samples``: a mirror's two directions are one rule here), a
+        sample that differed, counted once. A new page no sample brought is evidence
+        against the rule (it ends its run of copies) but no draw from its skips: counted,
+        it stated "at most 49.1%" where a twentieth of the skips differed, for copies are
+        counted only as samples (``sampled``)."""
         counted: set[str] = set()
         for rule in rules:
             reverse = self._reverse(rule) if rule.kind == "mirror" else None
-            if reverse is not None and reverse.identity in counted:
+            names = {rule.identity, *((reverse.identity,) if reverse is not None else ())}
+            if names.isdisjoint(samples) or not names.isdisjoint(counted):
                 continue
             rule.samples += 1
             rule.samples_new += 1
-            counted.add(rule.identity)
+            counted.update(names)
 
     def rule(self, identity: str) -> Rule | None:
         """The rule called ``identity`` (a bet names its rule so), None when unknown."""
@@ -702,13 +706,17 @@ class UrlLearner:
         reverse = self._reverse(rule)
         return reverse is not None and reverse.chosen and not rule.chosen
 
-    def observe(self, parts: UrlParts, original: UrlParts | None) -> list[Rule]:
+    def observe(
+        self, parts: UrlParts, original: UrlParts | None, samples: tuple[str, ...] = ()
+    ) -> list[Rule]:
         """A content verdict: ``parts`` duplicated ``original``, or was new (None).
+        ``samples``: the rules whose sample this verdict settles (the page was fetched as
+        one, or is the counterpart a sample judged before it waited for).
 
         Returns the rules this evidence weakened (a new page where they predicted a copy).
         """
         if original is None:
-            return self._observe_new(parts)
+            return self._observe_new(parts, samples)
         content_page = is_content_page(parts)
         for rule in self._rules_for_pair(parts, original):
             self._record(rule, duplicate=True, content_page=content_page)
@@ -727,7 +735,7 @@ class UrlLearner:
         self._changed()
         return []
 
-    def _observe_new(self, parts: UrlParts) -> list[Rule]:
+    def _observe_new(self, parts: UrlParts, samples: tuple[str, ...]) -> list[Rule]:
         rules = self.book.on_host(parts.host)
         # Most new pages are on hosts without rules: nothing to work out for them.
         weakened = self._contradicted_on_host(parts, rules) if rules else []
@@ -738,7 +746,7 @@ class UrlLearner:
         for rule in weakened:
             self._record(rule, duplicate=False)
             self._save(rule)
-        self._differed(weakened)
+        self._differed(weakened, samples)
         if weakened:
             self._changed()
         if self.news is not None and weakened:  # at once: the others stop betting on it
@@ -794,7 +802,7 @@ class UrlLearner:
             return []
         rule.waits = False
         self._record(rule, duplicate=False)
-        self._differed([rule])
+        self._differed([rule], (rule.identity,))  # a skip of the rule, fetched after all
         self._save(rule)
         self._changed()
         if self.news is not None:
