@@ -999,12 +999,12 @@ def test_with_a_risk_a_rule_samples_one_in_two_until_its_samples_could_stand_a_n
     learner = _learner(fetched, min_evidence=3, risk=0.3)  # type: ignore[arg-type]
     _mirror_learned(learner, fetched)
     rule = _standing_mirror(learner)
-    assert learner._sample_interval(rule) == 2
+    assert learner.sampling.interval(rule) == 2
     _sampled_copies(learner, fetched, 12)
-    assert learner._sample_interval(rule) == 2
+    assert learner.sampling.interval(rule) == 2
     _sampled_copies(learner, fetched, 1, section="t")
-    assert learner._sample_interval(rule) == 20  # 16 copies: one in 20 (sample_every)
-    assert _learner(Fetched(), min_evidence=3)._sample_interval(rule) == 20
+    assert learner.sampling.interval(rule) == 20  # 16 copies: one in 20 (sample_every)
+    assert _learner(Fetched(), min_evidence=3).sampling.interval(rule) == 20
 
 
 def test_with_a_risk_samples_are_drawn_at_random_not_every_nth() -> None:

@@ -43,11 +43,9 @@ evidence counts once whichever worker saw it, so two workers learn as soon as on
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Container
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.url.estimate import describe_bound, share_bound
 from scrapy_simdedup.url.evidence import CrawlEvidence
 from scrapy_simdedup.url.features import path_template, section_template
 from scrapy_simdedup.url.findings import Findings
@@ -62,6 +60,7 @@ from scrapy_simdedup.url.rules import (
     path_key,
     template_path,
 )
+from scrapy_simdedup.url.sampling import Sampling
 from scrapy_simdedup.url.shapes import is_variable
 from scrapy_simdedup.url.sitesize import SiteSizes
 
@@ -124,7 +123,6 @@ class UrlLearner:
         # Workers sharing a store do not share their samples yet: a new page one of them
         # saw ends a rule on all, as at no risk.
         self.risk = risk if news is None else 0.0
-        self._draw = random.Random()  # samples, with a risk: at random
         self.store = store
         self.news = news
         self.evidence = CrawlEvidence()  # what this worker saw itself, and the others
@@ -136,6 +134,9 @@ class UrlLearner:
         self.sample_every = sample_every
         self.book = Rulebook(store, probation=probation)
         self.mirrors = MirrorChoice(self.book, self.sizes, self._find_or_add, self._changed)
+        self.sampling = Sampling(
+            self.mirrors.reverse, self._changed, sample_every=sample_every, risk=self.risk
+        )
         self._in_force_of: dict[str, list[Rule]] = {}  # host -> _in_force, until a change
         # (linking page, target without the parameter, parameter) -> the first value seen
         self._offered: dict[tuple[str, str, str], str] = {}
@@ -197,55 +198,24 @@ class UrlLearner:
             self.risk > 0.0
             and subject.proven
             and subject.may_stand(self.min_evidence)
-            and self._bound(rule) <= self.risk
+            and self.sampling.bound(rule) <= self.risk
         )
 
     def samples(self, rule: Rule) -> tuple[int, int]:
-        """(samples of ``rule`` judged, of them new): either way between its two hosts
-        for a mirror."""
-        reverse = self._reverse(rule) if rule.kind == "mirror" else None
-        if reverse is None:
-            return rule.samples, rule.samples_new
-        return rule.samples + reverse.samples, rule.samples_new + reverse.samples_new
-
-    def _bound(self, rule: Rule, more_new: int = 0) -> float:
-        """At most this share of the rule's skips differ (``samples``), were ``more_new``
-        more samples new."""
-        taken, new = self.samples(rule)
-        return share_bound(new + more_new, taken + more_new)
+        """(samples of ``rule`` judged, of them new) (``sampling.py``)."""
+        return self.sampling.samples(rule)
 
     def estimate(self, rule: Rule) -> str:
         """What ``rule``'s samples say, as a user reads it (``estimate.describe_bound``)."""
-        taken, new = self.samples(rule)
-        return describe_bound(new, taken)
+        return self.sampling.estimate(rule)
 
     def sampled(self, identity: str) -> None:
         """A request the rule ``identity`` would have skipped, fetched as its sample, was
         judged a copy, as the rule predicted. (A sample that came back new where the rule
-        predicted a copy counts as one that differed: ``_differed``.)"""
+        predicted a copy counts as one that differed: ``Sampling.differed``.)"""
         rule = self.book.get(identity)
-        if rule is None:
-            return
-        rule.samples += 1  # this crawl's: not stored
-        if self.risk > 0.0:  # its bound may let it stand again
-            self._changed()
-
-    def _differed(self, rules: list[Rule], samples: tuple[str, ...]) -> None:
-        """One page came back new where ``rules`` predicted a copy: for each of them whose
-        sample it settles (``samples``: a mirror's two directions are one rule here), a
-        sample that differed, counted once. A new page no sample brought is evidence
-        against the rule (it ends its run of copies) but no draw from its skips: counted,
-        it stated "at most 49.1%" where a twentieth of the skips differed, for copies are
-        counted only as samples (``sampled``)."""
-        counted: set[str] = set()
-        for rule in rules:
-            reverse = self._reverse(rule) if rule.kind == "mirror" else None
-            names = {rule.identity, *((reverse.identity,) if reverse is not None else ())}
-            if names.isdisjoint(samples) or not names.isdisjoint(counted):
-                continue
-            rule.samples += 1
-            rule.samples_new += 1
-            counted.update(names)
+        if rule is not None:
+            self.sampling.sampled(rule)
 
     def rule(self, identity: str) -> Rule | None:
         """The rule called ``identity`` (a bet names its rule so), None when unknown."""
@@ -383,17 +353,8 @@ class UrlLearner:
 
     def takes_sample(self, rule: Rule) -> bool:
         """One more request ``rule`` would skip: whether it is fetched as the rule's sample
-        instead (see ``_sample_interval``). With a risk, each is drawn at random with
-        probability one in the interval: a bound holds only for samples no order of the
-        site's links can line up with (every other request, on a site whose older pages
-        are every thirtieth, samples none of them)."""
-        if self.risk > 0.0:
-            return self._draw.random() * self._sample_interval(rule) < 1.0
-        rule.candidates += 1
-        if rule.candidates >= self._sample_interval(rule):
-            rule.candidates = 0
-            return True
-        return False
+        instead (``Sampling.takes_sample``)."""
+        return self.sampling.takes_sample(rule)
 
     def linked(self, parts: UrlParts, source: UrlParts | None) -> list[tuple[str, str]]:
         """A link from the page ``source`` to ``parts`` was met. A page that links one path
@@ -475,7 +436,7 @@ class UrlLearner:
         first would-be skip there is fetched as a sample, and its links followed: a
         mirror's section of its own is often linked from a page of a section that is
         unlike the rest (an ``/about/`` that links the mirror's local events). Elsewhere
-        one in ``_sample_interval`` is: a section linked from ``m`` skipped pages of
+        one in ``Sampling.interval`` is: a section linked from ``m`` skipped pages of
         sections with evidence is missed with probability ``(1 - 1/interval) ** m``. A
         pattern rule has one section; a trap one template."""
         if rule.kind != "mirror":
@@ -500,21 +461,6 @@ class UrlLearner:
         sections = self._copied_sections.setdefault(_pair_of(mirror), set())
         if len(sections) < MAX_SECTIONS_SAMPLED:
             sections.add(template_path(section_template(parts)))
-
-    def _sample_interval(self, rule: Rule) -> int:
-        """One in this many would-be skips is fetched: one in as many copies as the rule
-        rests on (a mirror: copies either way between its two hosts) while that is fewer
-        than ``sample_every``, so a rule learned from a handful of pages never covers many
-        more URLs unchecked. With a risk (``SIMDEDUP_URL_RISK``), one in two until its
-        samples bound the share of its differing skips within it with one more new page
-        among them: a rule stands a new page only on samples enough to say so."""
-        evidence = rule.duplicates
-        if rule.kind == "mirror":
-            reverse = self._reverse(rule)
-            evidence += reverse.duplicates if reverse else 0
-        if self.risk > 0.0 and self._bound(rule, more_new=1) > self.risk:
-            return 2
-        return max(2, min(self.sample_every, 2 * evidence))
 
     def _in_force(self, host: str) -> list[Rule]:
         """The learned rules of ``host``, then the parameter rules it inherits from each
@@ -746,7 +692,7 @@ class UrlLearner:
         for rule in weakened:
             self._record(rule, duplicate=False)
             self._save(rule)
-        self._differed(weakened, samples)
+        self.sampling.differed(weakened, samples)
         if weakened:
             self._changed()
         if self.news is not None and weakened:  # at once: the others stop betting on it
@@ -802,7 +748,7 @@ class UrlLearner:
             return []
         rule.waits = False
         self._record(rule, duplicate=False)
-        self._differed([rule], (rule.identity,))  # a skip of the rule, fetched after all
+        self.sampling.differed([rule], (rule.identity,))  # a skip of it, fetched after all
         self._save(rule)
         self._changed()
         if self.news is not None:
