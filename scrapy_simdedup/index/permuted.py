@@ -26,12 +26,15 @@ from __future__ import annotations
 import contextlib
 import struct
 import threading
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
-from scrapy_simdedup.index import keyspace, shared
+from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.matches import Match, QueryOrAdd
 from scrapy_simdedup.index.memtables import DEFAULT_TABLE_MEMORY, MemoryTables, memory_tables
+from scrapy_simdedup.index.owned import OwnedWrites
 from scrapy_simdedup.index.progress import Progress, Report
+from scrapy_simdedup.index.shared import SharedWrites
 from scrapy_simdedup.index.stores.atomic import AtomicStore, shared_store
 from scrapy_simdedup.index.tables import BITS, TableDesign
 
@@ -40,18 +43,10 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.index.stores.base import Store
 
+__all__ = ["Match", "PermutedIndex", "QueryOrAdd", "Repaired", "Verification", "WritePath"]
+
 _TOP = 1 << BITS
 _unpack_from = struct.Struct(">Q").unpack_from
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """A stored document within the distance bound: its key, fingerprint, distance, payload."""
-
-    key: str
-    fingerprint: int
-    distance: int
-    payload: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -62,19 +57,6 @@ class Repaired:
     entries_added: int  # table entries a document lacked
     entries_removed: int  # table entries of no document, or unreadable
     records_removed: int  # document records too short to hold a fingerprint
-
-
-@dataclass(frozen=True)
-class QueryOrAdd:
-    """The outcome of ``query_or_add``: the matches found, and whether the document was
-    added; ``owners``, when nothing was near: the stored documents owning one of the given
-    sentences (distance 0: the caller measures it); ``claimed``: the added document took
-    its sentences in the same step (else ``record_sentences`` still has to)."""
-
-    matches: list[Match]
-    added: bool
-    owners: list[Match] = field(default_factory=list)
-    claimed: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,6 +71,30 @@ class Verification:
     @property
     def consistent(self) -> bool:
         return self.missing_entries == 0 and self.orphan_entries == 0
+
+
+class WritePath(Protocol):
+    """How the index writes: under its lock on a store this process owns
+    (``owned.OwnedWrites``), or as atomic steps on a shared one (``shared.SharedWrites``).
+    Keys and values as stored: ``doc_key`` a document's name, ``record`` its fingerprint
+    and payload, ``claims`` its sentences' keys."""
+
+    def add(self, fingerprint: int, doc_key: bytes, record: bytes) -> None: ...
+
+    def query_or_add(
+        self, fingerprint: int, doc_key: bytes, record: bytes, claims: list[bytes],
+        judged: set[str],
+    ) -> QueryOrAdd: ...  # fmt: skip
+
+    def discard(self, doc_key: bytes) -> bool: ...
+
+    def record_sentences(self, claims: list[bytes], doc_key: bytes) -> None: ...
+
+    def first_or_put(
+        self, key: bytes, value: bytes, along: dict[bytes, bytes] | None
+    ) -> bytes | None: ...
+
+    def delete_if(self, key: bytes, value: bytes) -> bool: ...
 
 
 class PermutedIndex:
@@ -121,8 +127,12 @@ class PermutedIndex:
         ]
         self.table_memory = table_memory
         self.tables: MemoryTables | None = None
+        self._writes: WritePath
         if self._atomic is None:
             self.tables = memory_tables(store, namespace, design, table_memory)
+            self._writes = OwnedWrites(self)
+        else:
+            self._writes = SharedWrites(self, self._atomic)
 
     def __len__(self) -> int:
         return _number(self.store.get(self._count_key))
@@ -247,42 +257,8 @@ class PermutedIndex:
     def add(self, fingerprint: int, key: str, payload: bytes = b"") -> None:
         """Store ``key`` under ``fingerprint`` (replacing its earlier fingerprint, if any)."""
         _check_fingerprint(fingerprint)
-        doc_key = key.encode("utf-8", "surrogatepass")
         record = fingerprint.to_bytes(8, "big") + payload
-        if self._atomic is not None:
-            shared.add(self, self._atomic, fingerprint, doc_key, record)
-            return
-        with self._exclusive():
-            self._write_added(fingerprint, doc_key, record)
-
-    def _write_added(
-        self,
-        fingerprint: int,
-        doc_key: bytes,
-        record: bytes,
-        along: dict[bytes, bytes] | None = None,
-    ) -> None:
-        """``add`` on a store this process owns (under ``_exclusive``), with the puts
-        ``along`` in the same batch: all of them are there after a crash, or none."""
-        old, count = self.store.get_many([self._doc + doc_key, self._count_key])
-        puts = dict(along or {})
-        deletes: list[bytes] = []
-        moved: list[int] = []
-        if old != record:
-            puts[self._doc + doc_key] = record
-            if old is None:
-                puts[self._count_key] = (_number(count) + 1).to_bytes(8, "big")
-            else:
-                moved = self.permuted(int.from_bytes(old[:8], "big"))
-                deletes = self._keys_of(moved, doc_key)
-            permuted = self.permuted(fingerprint)
-            puts.update(dict.fromkeys(self._keys_of(permuted, doc_key), b""))
-            if self.tables is not None:  # in memory before the store: never one short
-                self.tables.add(permuted)
-        if puts or deletes:
-            self.store.write(puts, deletes)
-        if moved and self.tables is not None:
-            self.tables.remove(moved)
+        self._writes.add(fingerprint, _name(key), record)
 
     def query_or_add(
         self,
@@ -299,92 +275,12 @@ class PermutedIndex:
         earlier (``shared.py``). Documents in ``judged`` (confirmed not to be this page's
         originals) count as neither near nor owners."""
         claims = [self._sentence_key(digest) for digest in sorted(set(sentences))]
-        passed_by = set(judged)
-        if self._atomic is not None:
-            names = [each.encode("utf-8", "surrogatepass") for each in sorted(passed_by)]
-            return self._query_or_add_atomically(
-                self._atomic, fingerprint, key, payload, claims, judged=names
-            )
-        with self._exclusive():
-            matches = [m for m in self.near(fingerprint) if m.key not in passed_by]
-            if matches:
-                return QueryOrAdd(matches, added=False, owners=[])
-            held = self._holders(claims)
-            owners = self._owners(held, key, passed_by)
-            if not owners:  # the page and its sentences in one batch
-                _check_fingerprint(fingerprint)
-                doc_key = key.encode("utf-8", "surrogatepass")
-                record = fingerprint.to_bytes(8, "big") + payload
-                self._write_added(fingerprint, doc_key, record, along=self._claims(held, key))
-            return QueryOrAdd(matches, not owners, owners, claimed=not owners)
-
-    def _query_or_add_atomically(
-        self,
-        store: AtomicStore,
-        fingerprint: int,
-        key: str,
-        payload: bytes,
-        claims: list[bytes],
-        *,
-        judged: list[bytes],
-    ) -> QueryOrAdd:
         _check_fingerprint(fingerprint)
-        doc_key = key.encode("utf-8", "surrogatepass")
         record = fingerprint.to_bytes(8, "big") + payload
-        probed = shared.near_or_add(
-            self, store, fingerprint, doc_key, record, claims=claims, judged=judged
-        )
-        self.malformed += probed.malformed
-        matches = [
-            Match(_text(name), int.from_bytes(found[:8], "big"), distance, found[8:])
-            for name, distance, found in probed.near
-        ]
-        matches.sort(key=lambda m: (m.distance, m.key))
-        owners = [
-            Match(_text(name), int.from_bytes(found[:8], "big"), 0, found[8:])
-            for name, found in probed.owners
-        ]
-        return QueryOrAdd(matches, added=probed.written, owners=owners)
+        return self._writes.query_or_add(fingerprint, _name(key), record, claims, set(judged))
 
     def _sentence_key(self, digest: int) -> bytes:
         return self.namespace + keyspace.SENTENCE + digest.to_bytes(8, "big")
-
-    def _holders(self, claims: list[bytes]) -> dict[bytes, tuple[bytes | None, bytes | None]]:
-        """Each claim's first and second owner, read once for ``_owners`` and ``_claim``
-        (a second owner is only ever written beside a first, and claims are never
-        deleted: an unheld claim has no second owner to read)."""
-        firsts = dict(zip(claims, self.store.get_many(claims), strict=True))
-        owned = [claim for claim, first in firsts.items() if first is not None]
-        seconds = self.store.get_many([claim + keyspace.SECOND_OWNER for claim in owned])
-        second_of = dict(zip(owned, seconds, strict=True))
-        return {claim: (first, second_of.get(claim)) for claim, first in firsts.items()}
-
-    def _owners(
-        self, held: dict[bytes, tuple[bytes | None, bytes | None]], key: str, judged: set[str]
-    ) -> list[Match]:
-        """The stored documents other than ``key`` and the ``judged`` holding a claim
-        (``_holders``), once each."""
-        owners: dict[str, None] = {}
-        for tiers in held.values():
-            for owner in tiers:
-                if owner is not None and _text(owner) != key and _text(owner) not in judged:
-                    owners[_text(owner)] = None
-        return [doc for owner in owners if (doc := self.document(owner)) is not None]
-
-    def _claims(
-        self, held: dict[bytes, tuple[bytes | None, bytes | None]], key: str
-    ) -> dict[bytes, bytes]:
-        """The puts that make ``key`` each claim's first owner, or its second when another
-        page owns it first (``held``: their owners as ``_holders`` read them, under the
-        same lock)."""
-        value = key.encode("utf-8", "surrogatepass")
-        fresh = {}
-        for claim, (first, second) in held.items():
-            if first is None:
-                fresh[claim] = value
-            elif first != value and second is None:
-                fresh[claim + keyspace.SECOND_OWNER] = value
-        return fresh
 
     def document(self, key: str) -> Match | None:
         """The stored fingerprint and payload of ``key`` (distance 0), or None."""
@@ -395,19 +291,7 @@ class PermutedIndex:
 
     def discard(self, key: str) -> bool:
         """Remove ``key`` from every table; False when it was not stored."""
-        doc_key = key.encode("utf-8", "surrogatepass")
-        if self._atomic is not None:
-            return shared.discard(self, self._atomic, doc_key)
-        with self._exclusive():
-            old = self.store.get(self._doc + doc_key)
-            if old is None:
-                return False
-            permuted = self.permuted(int.from_bytes(old[:8], "big"))
-            deletes = [self._doc + doc_key, *self._keys_of(permuted, doc_key)]
-            self.store.write({self._count_key: (len(self) - 1).to_bytes(8, "big")}, deletes)
-            if self.tables is not None:
-                self.tables.remove(permuted)
-            return True
+        return self._writes.discard(_name(key))
 
     def sentence_owner(self, hashes: Iterable[int]) -> str | None:
         """The key recorded first under any of these sentence hashes (nshash), or None."""
@@ -430,17 +314,8 @@ class PermutedIndex:
     def record_sentences(self, hashes: Iterable[int], key: str) -> None:
         """Record ``key`` under each sentence hash not yet owned by another document, or as
         its second owner when another owns it first."""
-        value = key.encode("utf-8", "surrogatepass")
         claims = [self._sentence_key(digest) for digest in hashes]
-        if self._atomic is not None:
-            held = self._atomic.put_absent(dict.fromkeys(claims, value))
-            seconds = [k + keyspace.SECOND_OWNER for k, owner in held.items() if owner != value]
-            shared.put_each_absent(self._atomic, seconds, value)
-            return
-        with self._exclusive():
-            fresh = self._claims(self._holders(claims), key)
-            if fresh:
-                self.store.write(fresh)
+        self._writes.record_sentences(claims, _name(key))
 
     def exact_or_add(
         self, digest: int, key: str, *, along: dict[bytes, bytes] | None = None
@@ -449,33 +324,15 @@ class PermutedIndex:
         puts ``along`` are written first, or (on a store this process owns) in the same
         batch."""
         _check_fingerprint(digest)
-        exact_key = self.namespace + keyspace.EXACT + digest.to_bytes(8, "big")
-        if self._atomic is not None:
-            if along:
-                self.store.write(along)
-            owner = shared.first_or_put(
-                self._atomic, exact_key, key.encode("utf-8", "surrogatepass")
-            )
-            return None if owner is None else _text(owner)
-        with self._exclusive():
-            first = self.store.get(exact_key)
-            puts = dict(along or {})
-            if first is None:
-                puts[exact_key] = key.encode("utf-8", "surrogatepass")
-            if puts:
-                self.store.write(puts)
-            return None if first is None else _text(first)
+        owner = self._writes.first_or_put(self._exact_key(digest), _name(key), along)
+        return None if owner is None else _text(owner)
 
     def discard_exact(self, digest: int, key: str) -> bool:
         """Undo ``exact_or_add(digest, key)``; False when ``digest`` belongs to another key."""
-        exact_key = self.namespace + keyspace.EXACT + digest.to_bytes(8, "big")
-        if self._atomic is not None:
-            return shared.delete_if(self._atomic, exact_key, key.encode("utf-8", "surrogatepass"))
-        with self._exclusive():
-            if self.store.get(exact_key) != key.encode("utf-8", "surrogatepass"):
-                return False
-            self.store.write({}, [exact_key])
-            return True
+        return self._writes.delete_if(self._exact_key(digest), _name(key))
+
+    def _exact_key(self, digest: int) -> bytes:
+        return self.namespace + keyspace.EXACT + digest.to_bytes(8, "big")
 
     def verify(self, progress: Report | None = None) -> Verification:
         """Check every document against every table: the all-or-none promise, counted.
@@ -522,7 +379,7 @@ class PermutedIndex:
                 puts.clear()
                 deletes.clear()
 
-        with self._exclusive():
+        with self.exclusive():
             documents = added = removed = bad_records = 0
             read = Progress(progress, "documents re-validated", len(self))
             for key, record in self.store.scan(
@@ -570,11 +427,11 @@ class PermutedIndex:
     def exact_owner(self, digest: int) -> str | None:
         """The key stored by ``exact_or_add`` under ``digest``, without adding anything."""
         _check_fingerprint(digest)
-        first = self.store.get(self.namespace + keyspace.EXACT + digest.to_bytes(8, "big"))
+        first = self.store.get(self._exact_key(digest))
         return None if first is None else _text(first)
 
     @contextlib.contextmanager
-    def _exclusive(self) -> Iterator[None]:
+    def exclusive(self) -> Iterator[None]:
         """This thread alone, and (for a shared store) this process alone; re-entrant."""
         with self.lock:
             if self._held:
@@ -589,9 +446,10 @@ class PermutedIndex:
 
     def table_keys(self, fingerprint: int, doc_key: bytes) -> list[bytes]:
         """The document's entry in each table, in table order."""
-        return self._keys_of(self.permuted(fingerprint), doc_key)
+        return self.keys_of(self.permuted(fingerprint), doc_key)
 
-    def _keys_of(self, permuted: list[int], doc_key: bytes) -> list[bytes]:
+    def keys_of(self, permuted: list[int], doc_key: bytes) -> list[bytes]:
+        """A document's entry in each table, from its permuted fingerprints."""
         return [
             head + value.to_bytes(8, "big") + doc_key
             for value, (head, _) in zip(permuted, self._ranges, strict=True)
@@ -613,3 +471,8 @@ def _check_fingerprint(fingerprint: int) -> None:
 
 def _text(doc_key: bytes) -> str:
     return doc_key.decode("utf-8", "surrogatepass")
+
+
+def _name(key: str) -> bytes:
+    """A document's key as stored."""
+    return key.encode("utf-8", "surrogatepass")

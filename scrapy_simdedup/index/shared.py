@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.index import keyspace
+from scrapy_simdedup.index.matches import Match, QueryOrAdd
 from scrapy_simdedup.index.stores.atomic import GuardedWrite, NearProbe
 
 if TYPE_CHECKING:
@@ -51,6 +52,57 @@ if TYPE_CHECKING:
     from scrapy_simdedup.index.stores.atomic import AtomicStore, Probed
 
 MAX_ATTEMPTS = 32  # guarded writes retried while other workers keep changing the same key
+
+
+class SharedWrites:
+    """``PermutedIndex``'s writes on a store several workers share (``shared_store``):
+    each step one atomic unit on the server, no lock (``owned.OwnedWrites`` on a store
+    this process owns)."""
+
+    def __init__(self, index: PermutedIndex, store: AtomicStore) -> None:
+        self.index = index
+        self.store = store
+
+    def add(self, fingerprint: int, doc_key: bytes, record: bytes) -> None:
+        add(self.index, self.store, fingerprint, doc_key, record)
+
+    def query_or_add(
+        self, fingerprint: int, doc_key: bytes, record: bytes, claims: list[bytes],
+        judged: set[str],
+    ) -> QueryOrAdd:  # fmt: skip
+        names = [each.encode("utf-8", "surrogatepass") for each in sorted(judged)]
+        probed = near_or_add(
+            self.index, self.store, fingerprint, doc_key, record, claims=claims, judged=names
+        )
+        self.index.malformed += probed.malformed
+        matches = [
+            Match(_text(name), int.from_bytes(found[:8], "big"), distance, found[8:])
+            for name, distance, found in probed.near
+        ]
+        matches.sort(key=lambda m: (m.distance, m.key))
+        owners = [
+            Match(_text(name), int.from_bytes(found[:8], "big"), 0, found[8:])
+            for name, found in probed.owners
+        ]
+        return QueryOrAdd(matches, added=probed.written, owners=owners)
+
+    def discard(self, doc_key: bytes) -> bool:
+        return discard(self.index, self.store, doc_key)
+
+    def record_sentences(self, claims: list[bytes], doc_key: bytes) -> None:
+        held = self.store.put_absent(dict.fromkeys(claims, doc_key))
+        seconds = [k + keyspace.SECOND_OWNER for k, owner in held.items() if owner != doc_key]
+        put_each_absent(self.store, seconds, doc_key)
+
+    def first_or_put(
+        self, key: bytes, value: bytes, along: dict[bytes, bytes] | None
+    ) -> bytes | None:
+        if along:  # first: never an exact entry without what it goes with
+            self.index.store.write(along)
+        return first_or_put(self.store, key, value)
+
+    def delete_if(self, key: bytes, value: bytes) -> bool:
+        return delete_if(self.store, key, value)
 
 
 def near_or_add(
@@ -152,3 +204,7 @@ def _busy(store: AtomicStore, doc_key: bytes) -> StoreError:
         f"{doc_key!r} in {store.location} changed under {MAX_ATTEMPTS} attempts in a row; "
         "is something rewriting it in a loop? Check which workers write that key."
     )
+
+
+def _text(doc_key: bytes) -> str:
+    return doc_key.decode("utf-8", "surrogatepass")
