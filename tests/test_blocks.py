@@ -61,7 +61,9 @@ def test_an_edited_sentence_is_near_and_another_far() -> None:
 
 
 def test_blocks_round_trip_and_malformed_bytes_are_none() -> None:
-    blocks = text_blocks(" ".join(f"Sentence number {n} has five words." for n in range(MAX_BLOCKS + 44)), 3)
+    blocks = text_blocks(
+        " ".join(f"Sentence number {n} has five words." for n in range(MAX_BLOCKS + 44)), 3
+    )
     assert len(blocks) == MAX_BLOCKS
     raw = blocks_to_bytes(blocks)
     assert blocks_from_bytes(raw) == blocks

@@ -736,9 +736,8 @@ def test_no_shop_item_is_taken_for_a_sibling_whose_sentence_is_near_by_chance(se
 def _long_chapter() -> tuple[list[str], list[str]]:
     """A long Chinese chapter (about 270 blocks) and 90 links to other stories, as the
     main-content extract marks them (about 130 blocks): a portal's "more news" column."""
-    from scrapy_simdedup.fingerprint.linklines import LINK_MARK
-
     from benchmarks.corpora import chinese_articles
+    from scrapy_simdedup.fingerprint.linklines import LINK_MARK
 
     articles = chinese_articles(1500, limit=400)
     chapter = [line for text in articles[:8] for line in text.splitlines() if line.strip()]

@@ -65,7 +65,7 @@ def test_a_cluster_url_opens_a_store_sharded_over_the_cluster(cluster_url: str) 
     try:
         assert isinstance(store, ShardedRedisStore)
         assert store.location.endswith("(Redis Cluster, 64 shards)")
-        assert isinstance(store._open(), redis.cluster.RedisCluster)
+        assert isinstance(store.runner.open(), redis.cluster.RedisCluster)
     finally:
         store.close()
 

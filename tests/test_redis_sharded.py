@@ -68,7 +68,9 @@ def _begin_and_insert(
     sequence = sequence or store._adding._next_number()
     record_key = keyspace.DOCUMENT + name
     pending = keyspace.PENDING + name
-    assert store._run(store._adding._begin, store._of(record_key), [record_key, pending, sequence])
+    assert store.runner.run(
+        store._adding._begin, store.runner.of(record_key), [record_key, pending, sequence]
+    )
     store._adding._insert_and_read(probe, name, claims or [])
     return sequence
 
@@ -133,7 +135,9 @@ def test_a_page_pending_after_is_made_to_wait_for_the_earlier_one(
     assert late_number > early_number
     _, probe = _probe(early, 0xF0F0)
     record_key, pending = keyspace.DOCUMENT + b"early", keyspace.PENDING + b"early"
-    early._run(early._adding._begin, early._of(record_key), [record_key, pending, early_number])
+    early.runner.run(
+        early._adding._begin, early.runner.of(record_key), [record_key, pending, early_number]
+    )
     found, _ = early._adding._insert_and_read(probe, b"early")
     assert found == {b"late": 1}
     assert (
@@ -317,4 +321,4 @@ def test_get_many_reads_each_key_from_its_own_shard(
     asked = [*reversed(keys), b"missing"]
     assert second.get_many(asked) == [second.get(key) for key in asked]
     assert second.get_many(asked)[-2:] == [None, None]  # keys[0] was not written
-    assert len({id(first._of(key)) for key in keys}) > 1  # spread over shards
+    assert len({id(first.runner.of(key)) for key in keys}) > 1  # spread over shards

@@ -86,6 +86,16 @@ class RedisStore:
         self._append = register(redis_scripts.APPEND)
         self._scan = register(redis_scripts.SCAN)
 
+    @property
+    def key_set(self) -> str:
+        """The sorted set of this store's keys: its scripts' first key."""
+        return self._keys
+
+    @property
+    def value_hash(self) -> str:
+        """The hash of its values: its scripts' second key."""
+        return self._values
+
     def holds_keys(self) -> bool:
         """Whether anything is stored under this prefix."""
         try:

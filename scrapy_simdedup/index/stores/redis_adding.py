@@ -77,7 +77,7 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.index.stores.atomic import NearProbe
     from scrapy_simdedup.index.stores.redis import RedisStore
-    from scrapy_simdedup.index.stores.redis_sharded import ShardedRedisStore
+    from scrapy_simdedup.index.stores.redis_shards import ShardRunner
 
 MAX_RESTARTS = 32  # a page whose pending state keeps being taken for a dead worker's
 MAX_WAIT_ROUNDS = 10_000  # pages asking one page to wait for them, batch by batch
@@ -98,11 +98,12 @@ class Seen:
 class ShardedAdding:
     """The steps of a look-up-and-add on ``store``, each one script on one shard."""
 
-    def __init__(self, store: ShardedRedisStore, stale: float) -> None:
-        self.store = store
+    def __init__(self, shards: ShardRunner, max_bucket: int, stale: float) -> None:
+        self.shards = shards
+        self.max_bucket = max_bucket
         self.stalled = 0
         self._stale_ms = int(stale * 1000)
-        register = store._open().register_script
+        register = shards.register
         self._begin = register(redis_settling.BEGIN)
         self._tables = register(redis_settling.TABLES)
         self._claim = register(redis_settling.CLAIM)
@@ -127,10 +128,10 @@ class ShardedAdding:
         passed_by = frozenset(judged)
         record_key = probe.documents + name
         pending_key = _pending_key(probe.documents, name)
-        home = self.store._of(record_key)
+        home = self.shards.of(record_key)
         for _ in range(MAX_RESTARTS):
             sequence = self._next_number()
-            if not self.store._run(self._begin, home, [record_key, pending_key, sequence]):
+            if not self.shards.run(self._begin, home, [record_key, pending_key, sequence]):
                 near, malformed = self.stored_near(probe, name)  # a revisit, or a move
                 near = [each for each in near if each[0] not in passed_by]
                 owners = [] if near else self._owners(probe.documents, name, claims, passed_by)
@@ -150,7 +151,7 @@ class ShardedAdding:
                 if outcome == "restart":
                     continue
                 if outcome == "stored":
-                    self.store._count(counter, 1)
+                    self.shards.count(counter, 1)
                     if seen.deferred_claims:
                         self._own_claims(claims, probe.documents, name)
                     return Probed([], written=True, malformed=malformed)
@@ -159,7 +160,7 @@ class ShardedAdding:
             owners = [] if near else [(owner, owned) for owner, _, owned in stored]
             return Probed(near, written=False, malformed=malformed, owners=owners)
         raise StoreError(
-            f"{name!r} in {self.store.location} was passed over as a dead worker's page "
+            f"{name!r} in {self.shards.location} was passed over as a dead worker's page "
             f"{MAX_RESTARTS} times in a row; is this worker stalling for seconds at a time?"
         )
 
@@ -171,10 +172,10 @@ class ShardedAdding:
         owners: dict[bytes, bytes] = {}
         for claim in claims:
             for tier in (claim, claim + keyspace.SECOND_OWNER):
-                holder = self.store.get(tier)
+                holder = self.shards.of(tier).get(tier)
                 if holder is None or holder == name or holder in judged or holder in owners:
                     continue
-                record = self.store.get(documents + holder)
+                record = self.shards.of(documents + holder).get(documents + holder)
                 if record is not None:
                     owners[holder] = record
         return list(owners.items())
@@ -202,12 +203,12 @@ class ShardedAdding:
         calls: list[tuple[Script, RedisStore, list[bytes | int]]] = []
         for n, ranges in by_shard.items():
             head: list[bytes | int] = [
-                probe.limit, self.store.max_bucket, probe.offset + 1, name, int(insert)
+                probe.limit, self.max_bucket, probe.offset + 1, name, int(insert)
             ]  # fmt: skip
-            calls.append((self._tables, self.store._shards[n], [*head, len(ranges) // 3, *ranges]))
+            calls.append((self._tables, self.shards.shards[n], [*head, len(ranges) // 3, *ranges]))
         for n, (shard_claims, _) in grouped(dict.fromkeys(claims, b""), ()).items():
-            calls.append((self._claim, self.store._shards[n], [name, 0, *shard_claims]))
-        replies = self.store._run_all(calls)
+            calls.append((self._claim, self.shards.shards[n], [name, 0, *shard_claims]))
+        replies = self.shards.run_all(calls)
         found: dict[bytes, int] = {}
         malformed = 0
         for (script, shard, _), reply in zip(calls, replies, strict=True):
@@ -228,7 +229,7 @@ class ShardedAdding:
         found, malformed = self._buckets(probe, name, insert=False)
         near = []
         for other, distance in found.items():
-            record = self.store.get(probe.documents + other)
+            record = self.shards.of(probe.documents + other).get(probe.documents + other)
             if record is not None:
                 near.append((other, distance, record))
         return near, malformed
@@ -300,11 +301,11 @@ class ShardedAdding:
 
     def _claim_all(self, name: bytes, claims: Sequence[bytes], passed: set[bytes]) -> list[bytes]:
         calls: list[tuple[Script, RedisStore, list[bytes | int]]] = [
-            (self._claim, self.store._shards[n], [name, len(passed), *passed, *shard_claims])
+            (self._claim, self.shards.shards[n], [name, len(passed), *passed, *shard_claims])
             for n, (shard_claims, _) in grouped(dict.fromkeys(claims, b""), ()).items()
         ]
         holders: list[bytes] = []
-        for reply in self.store._run_all(calls):
+        for reply in self.shards.run_all(calls):
             holders += [holder for holder in reply if holder not in holders]
         return holders
 
@@ -314,14 +315,14 @@ class ShardedAdding:
         """``other``'s status (``_GONE``, ``_LATER``, or ``_STORED`` with its record) once it
         is not pending before this page (``wait``)."""
         record_key = documents + other
-        shard = self.store._of(record_key)
+        shard = self.shards.of(record_key)
         args: list[bytes | int] = [
             record_key, _pending_key(documents, other), sequence, asker, self._stale_ms
         ]  # fmt: skip
         deadline = time.monotonic() + self._stale_ms / 1000 + 5.0
         delay = 0.001
         while True:
-            reply = self.store._run(self._resolve, shard, args)
+            reply = self.shards.run(self._resolve, shard, args)
             assert isinstance(reply, list)
             if reply[0] == _STORED:
                 return _STORED, bytes(reply[1])
@@ -345,13 +346,13 @@ class ShardedAdding:
         """("stored", []); ("copy", the stored pages among those that asked this one to
         wait); or ("restart", []) when its pending state was passed over meanwhile."""
         record_key = documents + name
-        home = self.store._of(record_key)
+        home = self.shards.of(record_key)
         handled = 0
         for _ in range(MAX_WAIT_ROUNDS):
             args: list[bytes | int] = [
                 record_key, _pending_key(documents, name), sequence, record, handled
             ]  # fmt: skip
-            reply = self.store._run(self._settle, home, args)
+            reply = self.shards.run(self._settle, home, args)
             assert isinstance(reply, list)
             if reply[0] == 1:
                 return "stored", []
@@ -363,7 +364,7 @@ class ShardedAdding:
             stored = self._resolved_all(askers, documents, name, sequence).stored
             if stored:
                 return "copy", stored
-        raise StoreError(f"{name!r} in {self.store.location}: pages kept asking it to wait")
+        raise StoreError(f"{name!r} in {self.shards.location}: pages kept asking it to wait")
 
     def _withdraw(
         self,
@@ -378,8 +379,8 @@ class ShardedAdding:
         """A page that will not be stored: its pending state and entries go. Its claims pass
         to a stored page that shares one of its sentences (found by a claim, or asking it to
         wait over one), so that page owns them; with none, they are given back."""
-        home = self.store._of(probe.documents + name)
-        waiting = self.store._run(self._abandon, home, [pending_key, sequence])
+        home = self.shards.of(probe.documents + name)
+        waiting = self.shards.run(self._abandon, home, [pending_key, sequence])
         assert isinstance(waiting, bytes)
         successor = next((other for other, distance, _ in stored if distance < 0), b"")
         if claims and not successor and waiting:
@@ -393,12 +394,12 @@ class ShardedAdding:
             for (start, _), query in zip(probe.ranges, probe.queries, strict=True)
         ]
         calls: list[tuple[Script, RedisStore, list[bytes | int]]] = [
-            (self._remove, self.store._shards[n], list(shard_entries))
+            (self._remove, self.shards.shards[n], list(shard_entries))
             for n, (_, shard_entries) in grouped({}, entries).items()
         ]
         for n, (shard_claims, _) in grouped(dict.fromkeys(claims, b""), ()).items():
-            calls.append((self._unclaim, self.store._shards[n], [name, successor, *shard_claims]))
-        self.store._run_all(calls)
+            calls.append((self._unclaim, self.shards.shards[n], [name, successor, *shard_claims]))
+        self.shards.run_all(calls)
 
 
 def _pending_key(documents: bytes, name: bytes) -> bytes:

@@ -32,11 +32,10 @@ from scrapy_simdedup.index.stores.redis_routing import (
     shard_of,
     shards_of_range,
 )
+from scrapy_simdedup.index.stores.redis_shards import ShardRunner
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-
-    from redis.commands.core import Script
 
     from scrapy_simdedup.index.stores.atomic import NearProbe
 
@@ -75,8 +74,9 @@ class ShardedRedisStore:
         self._shards = [
             RedisStore(url, name, max_bucket=max_bucket, client=self._client) for name in names
         ]
+        self.runner = ShardRunner(self._shards, self._client, self.location)
         self._retired_lock = "{" + prefix + "}:lock"
-        self._adding = ShardedAdding(self, stale)
+        self._adding = ShardedAdding(self.runner, max_bucket, stale)
 
     @property
     def stalled(self) -> int:
@@ -87,66 +87,17 @@ class ShardedRedisStore:
     def overflow(self) -> int:
         return sum(shard.overflow for shard in self._shards)
 
-    def _of(self, key: bytes) -> RedisStore:
-        return self._shards[shard_of(key)]
-
-    def _run(self, script: Script, shard: RedisStore, args: Sequence[bytes | int]) -> object:
-        if self._client is None:
-            raise StoreError(f"{self.location} is closed")
-        try:
-            return script(keys=[shard._keys, shard._values], args=args)
-        except redis.RedisError as exc:
-            raise StoreError(f"looking up and adding in {self.location} failed: {exc}") from exc
-
-    def _run_all(self, calls: Sequence[tuple[Script, RedisStore, list[bytes | int]]]) -> list:  # type: ignore[type-arg]
-        """Scripts on several shards in one pipeline (each still atomic on its shard); only
-        for steps that may run twice, since a script the server lost is loaded and all of
-        them are sent again."""
-        if len(calls) <= 1:
-            return [self._run(*call) for call in calls]
-        client = self._open()
-        for attempt in range(2):
-            commands = [
-                (shard, ("EVALSHA", script.sha, 2, shard._keys, shard._values, *args))
-                for script, shard, args in calls
-            ]  # EVALSHA's own method is refused in a cluster pipeline
-            try:
-                return self._pipelined(commands)
-            except redis.ResponseError as exc:
-                if attempt:  # else most likely a script this server has not loaded yet
-                    raise StoreError(
-                        f"looking up and adding in {self.location} failed: {exc}"
-                    ) from exc
-                for script in {call[0] for call in calls}:
-                    client.script_load(script.script)
-            except redis.RedisError as exc:
-                raise StoreError(f"looking up and adding in {self.location} failed: {exc}") from exc
-        raise AssertionError("unreachable")
-
-    def _pipelined(self, commands: Sequence[tuple[RedisStore, tuple[object, ...]]]) -> list:  # type: ignore[type-arg]
-        """Commands on several shards in one pipeline, each sent to its shard's node (else
-        redis-py asks the server for each command's keys first)."""
-        client = self._open()
-        pipe = client.pipeline(transaction=False)
-        for shard, command in commands:
-            if isinstance(client, RedisCluster):
-                node = client.get_node_from_key(shard._keys)  # type: ignore[no-untyped-call]
-                pipe.execute_command(*command, target_nodes=node)
-            else:
-                pipe.execute_command(*command)
-        return pipe.execute()
-
     # -- the Store protocol ---------------------------------------------------------------
 
     def get(self, key: bytes) -> bytes | None:
-        return self._of(key).get(key)
+        return self.runner.of(key).get(key)
 
     def get_many(self, keys: Sequence[bytes]) -> list[bytes | None]:
         """One ``get_many`` per shard holding some of ``keys``."""
         by_shard: dict[int, list[int]] = {}
         shards: dict[int, RedisStore] = {}
         for position, key in enumerate(keys):
-            shard = self._of(key)
+            shard = self.runner.of(key)
             shards[id(shard)] = shard
             by_shard.setdefault(id(shard), []).append(position)
         values: list[bytes | None] = [None] * len(keys)
@@ -168,13 +119,13 @@ class ShardedRedisStore:
         ranges = list(ranges)
         shards = [shards_of_range(start, stop) for start, stop in ranges]
         single = [
-            (self._shards[n[0]], ("ZRANGEBYLEX", self._shards[n[0]]._keys, b"[" + start,
+            (self._shards[n[0]], ("ZRANGEBYLEX", self._shards[n[0]].key_set, b"[" + start,
                                   b"(" + stop, "LIMIT", 0, self.max_bucket + 1))
             for (start, stop), n in zip(ranges, shards, strict=True)
             if len(n) == 1
         ]  # fmt: skip
         try:
-            buckets = iter(self._pipelined(single) if single else [])
+            buckets = iter(self.runner.pipelined(single) if single else [])
         except redis.RedisError as exc:
             raise StoreError(f"reading {self.location} failed: {exc}") from exc
         found: list[bytes] = []
@@ -200,7 +151,7 @@ class ShardedRedisStore:
     def locked(self) -> contextlib.AbstractContextManager[None]:
         """The small records' lock; an earlier version's one-slot lock is retired too."""
         try:
-            self._open().set(self._retired_lock, RETIRED)
+            self.runner.open().set(self._retired_lock, RETIRED)
         except redis.RedisError as exc:
             raise StoreError(f"locking {self.location} failed: {exc}") from exc
         return self._shards[META].locked()
@@ -209,19 +160,17 @@ class ShardedRedisStore:
         if self._client is not None and self._owns_client:
             self._client.close()
         self._client = None
+        self.runner.close()
         for shard in self._shards:
             shard.close()
-
-    def _open(self) -> redis.Redis | RedisCluster:
-        if self._client is None:
-            raise StoreError(f"{self.location} is closed")
-        return self._client
 
     def destroy(self, progress: Callable[[str], None] | None = None) -> bool:
         """Delete this store's keys in every shard (``RedisStore.destroy``)."""
         if progress is not None:
             try:
-                entries = sum(int(self._open().zcard(shard._keys)) for shard in self._shards)
+                entries = sum(
+                    int(self.runner.open().zcard(shard.key_set)) for shard in self._shards
+                )
             except redis.RedisError as exc:
                 raise StoreError(f"resetting {self.location} failed: {exc}") from exc
             progress(f"reset: removing {entries:,} entries of {self.location}")
@@ -251,7 +200,7 @@ class ShardedRedisStore:
         for n, (shard_puts, shard_deletes) in by_shard.items():
             self._shards[n].write(shard_puts, shard_deletes)
         if write.counter and write.delta and not counted_here:
-            self._count(write.counter, write.delta)
+            self.runner.count(write.counter, write.delta)
         return True
 
     def put_absent(self, puts: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
@@ -286,9 +235,6 @@ class ShardedRedisStore:
     ) -> Probed:
         """The steps of ``redis_adding``; their outcome as one script's on one slot."""
         return self._adding.near_or_add(probe, name, record, counter, claims, judged=judged)
-
-    def _count(self, counter: bytes, delta: int) -> None:
-        self._of(counter).write_if(GuardedWrite({}, counter=counter, delta=delta))
 
 
 def _first(item: tuple[bytes, bytes]) -> bytes:
