@@ -96,7 +96,7 @@ EDGE = (
         EDGE,
         (),
     ],
-    ids=["256 blocks", "cjk", "edge bits", "none"],
+    ids=["many blocks", "cjk", "edge bits", "none"],
 )
 def test_packed_blocks_read_as_the_blocks_they_hold(blocks: tuple[Block, ...]) -> None:
     # What the helper's reply carries: the exact hashes are read without making a Block

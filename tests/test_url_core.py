@@ -1062,3 +1062,30 @@ def test_a_sample_judged_before_its_counterpart_differs_when_the_counterpart_is_
         core.fetched(counterpart, counterpart, 200)
         core.verdict(counterpart, None)
         assert learner.samples(rule) == (1, 1)
+
+
+def test_a_parameter_rules_sample_judged_before_its_counterpart_differs_when_it_is_new(
+    tmp_path: Path,
+) -> None:
+    """A ``?sid=`` sample came back new before its bare page was judged, then the bare
+    page came back new too: the parameter changed the page, and the sample counts as one
+    that differed (its counterpart's verdict weakened no rule to count it)."""
+    with crawl(tmp_path / "db", risk=0.3) as (core, _, _, _):
+        for n in range(3):
+            _page(core, f"{ORIGINAL}/s/{n}")
+            _page(core, f"{ORIGINAL}/s/{n}?sid=x{n}", f"{ORIGINAL}/s/{n}")
+        learner = core.judge.learner
+        (rule,) = [r for r in learner.learned_rules() if r.kind == "pattern"]
+        for n in range(9, 49):
+            sample, counterpart = f"{ORIGINAL}/s/{n}?sid=z", f"{ORIGINAL}/s/{n}"
+            assert not isinstance(core.scheduled(Seen(counterpart, counterpart)), Skip)
+            if not isinstance(core.scheduled(Seen(sample, sample)), Skip):
+                break
+        else:
+            raise AssertionError("no sample in 40 would-be skips at one in two")
+        core.fetched(sample, sample, 200)
+        core.verdict(sample, None)  # first: nothing to copy yet
+        assert learner.samples(rule) == (0, 0)
+        core.fetched(counterpart, counterpart, 200)
+        core.verdict(counterpart, None)
+        assert learner.samples(rule) == (1, 1)

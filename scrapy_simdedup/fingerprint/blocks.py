@@ -518,20 +518,43 @@ class PackedBlocks(Sequence[Block]):
         return f"PackedBlocks({len(self)} blocks)"
 
 
-@lru_cache(maxsize=MAX_BLOCKS + TAIL_BLOCKS + 1)
+CACHED_LAYOUTS = 320
+"""Pages of up to this many blocks have their layouts cached (most pages: a few dozen). A
+layout of ``n`` blocks is a ``struct.Struct`` of some 165 bytes a block: cached for every
+count up to ``MAX_BLOCKS + TAIL_BLOCKS`` they took 27 MB a process; a longer page's are
+made when it is read (55 us for 576 blocks)."""
+
+
 def _packing(count: int) -> struct.Struct:
     """Packs the count and ``count`` current blocks (``blocks_to_bytes``' layout)."""
+    return _cached_packing(count) if count <= CACHED_LAYOUTS else _packing_of(count)
+
+
+def _packing_of(count: int) -> struct.Struct:
     return struct.Struct("<H" + "QQQQH" * count)
 
 
-@lru_cache(maxsize=MAX_BLOCKS + TAIL_BLOCKS + 1)
 def _words_layout(count: int) -> struct.Struct:
     """Reads the word count (and chrome flag) of each of ``count`` current blocks."""
+    return _cached_words(count) if count <= CACHED_LAYOUTS else _words_of(count)
+
+
+def _words_of(count: int) -> struct.Struct:
     return struct.Struct("<" + f"{_BLOCK.size - 2}xH" * count)
 
 
-@lru_cache(maxsize=4 * (MAX_BLOCKS + TAIL_BLOCKS + 1))
 def _field_layout(count: int, size: int, offset: int) -> struct.Struct:
     """Reads the uint64 at ``offset`` of each of ``count`` packed blocks of ``size`` bytes."""
+    if count <= CACHED_LAYOUTS:
+        return _cached_field(count, size, offset)
+    return _field_of(count, size, offset)
+
+
+def _field_of(count: int, size: int, offset: int) -> struct.Struct:
     skip = f"{offset}x" if offset else ""
     return struct.Struct("<" + f"{skip}Q{size - offset - 8}x" * count)
+
+
+_cached_packing = lru_cache(maxsize=CACHED_LAYOUTS + 1)(_packing_of)
+_cached_words = lru_cache(maxsize=CACHED_LAYOUTS + 1)(_words_of)
+_cached_field = lru_cache(maxsize=4 * (CACHED_LAYOUTS + 1))(_field_of)

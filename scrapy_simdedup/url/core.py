@@ -433,10 +433,13 @@ class UrlCore(Generic[T]):
         new against it is counted as it weakens it: ``UrlLearner.observe``). A sample
         judged new before its counterpart was judged waits for the counterpart's verdict
         (``waiting``: the rule and the sample): found its copy, the sample was a copy all
-        the same."""
+        the same; otherwise the two differ, and the sample counts as one that did (a
+        parameter rule's sample, whose counterpart came back new, weakened nothing)."""
         learner = self.judge.learner
         if waiting is not None and original and canonical_or_none(original) == waiting[1]:
             self._guarded(learner.sampled, waiting[0])
+        elif waiting is not None:
+            self._guarded(learner.sample_differed, waiting[0], weakened)
         if sampled is None:
             return
         identity, counterpart = sampled

@@ -217,6 +217,18 @@ class UrlLearner:
         if rule is not None:
             self.sampling.sampled(rule)
 
+    def sample_differed(self, identity: str, weakened: list[Rule]) -> None:
+        """A sample of the rule ``identity``, judged new before its counterpart, differs
+        from it (the counterpart came back new, or a copy of another page): counted, unless
+        the counterpart's verdict counted it already, weakening the rule (a mirror's)."""
+        rule = self.book.get(identity)
+        if rule is None:
+            return
+        reverse = self._reverse(rule) if rule.kind == "mirror" else None
+        names = {rule.identity, *((reverse.identity,) if reverse is not None else ())}
+        if all(other.identity not in names for other in weakened):
+            self.sampling.differed([rule], (identity,))
+
     def rule(self, identity: str) -> Rule | None:
         """The rule called ``identity`` (a bet names its rule so), None when unknown."""
         return self.book.get(identity)
