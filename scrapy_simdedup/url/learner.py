@@ -49,12 +49,12 @@ from typing import TYPE_CHECKING
 from scrapy_simdedup.url.evidence import CrawlEvidence
 from scrapy_simdedup.url.features import path_template, section_template
 from scrapy_simdedup.url.findings import Findings
+from scrapy_simdedup.url.merging import merge_into
 from scrapy_simdedup.url.mirrors import MirrorChoice
 from scrapy_simdedup.url.parts import UrlParts
 from scrapy_simdedup.url.rulebook import MAX_RULES, Rulebook
 from scrapy_simdedup.url.rules import (
     FETCH,
-    MAX_SPECIFIC_VALUES,
     Decision,
     Rule,
     path_key,
@@ -810,33 +810,17 @@ class UrlLearner:
         self._heard.unpredicted += findings.unpredicted  # the URL core takes them at once
 
     def _merge(self, remote: Rule, author: str, tally: Tally | None) -> Rule | None:
-        """Another worker's rule, taken in: what it saw itself since its last announcement
-        (``tally``) adds to this worker's counts, and a new page it saw ends the run here
-        too (``url/evidence.py``). Not saved: its worker saved its own evidence."""
+        """Another worker's rule, taken in (``merging.merge_into``). Not saved: its worker
+        saved its own evidence."""
         probe = Rule(remote.kind, remote.host, remote.other, remote.names, remote.template)
         local = self._find_or_add(probe)
         if local is None:
             return None
+        added = None
         if tally is not None:
             stored = self.book.was_stored(local.identity)
             added = self.evidence.take(author, local.identity, tally, stored=stored)
-            local.duplicates += added.duplicates
-            local.uniques += added.uniques
-            local.content_duplicates += added.content_duplicates
-            local.streak = added.streak if added.ended else local.streak + added.streak
-        else:  # a worker of an earlier version: the larger count of the two
-            _take_larger(local, remote)
-        for value in remote.values:
-            local.saw_value(value)
-        local.waits = local.waits and remote.waits  # its bet waited in vain: none here
-        local.stopped = local.stopped or remote.stopped  # its trap met a page of its own
-        local.specific = local.specific or remote.specific  # a value of it brought a page
-        for value in remote.denied:
-            if value not in local.denied and len(local.denied) < MAX_SPECIFIC_VALUES:
-                local.denied = (*local.denied, value)
-        for path in remote.paths:
-            if path not in local.paths and len(local.paths) < MAX_SPECIFIC_VALUES:
-                local.paths = (*local.paths, path)
+        merge_into(local, remote, added)
         if remote.chosen and not local.chosen:  # its direction, unless this one chose
             reverse = self._reverse(local)
             local.chosen = reverse is None or not reverse.chosen
@@ -964,18 +948,6 @@ def _pair(mirror: Rule, reverse: Rule) -> Rule:
         content_duplicates=mirror.content_duplicates + reverse.content_duplicates,
         proven=mirror.proven or reverse.proven,
     )  # fmt: skip
-
-
-def _take_larger(local: Rule, remote: Rule) -> None:
-    """Another worker's counts without its own tally: a failure it saw and this worker
-    did not (more new pages) ends the run here too; with the same failures, the longer
-    run counts."""
-    if remote.uniques > local.uniques:
-        local.uniques, local.streak = remote.uniques, remote.streak
-    elif remote.uniques == local.uniques:
-        local.streak = max(local.streak, remote.streak)
-    local.duplicates = max(local.duplicates, remote.duplicates)
-    local.content_duplicates = max(local.content_duplicates, remote.content_duplicates)
 
 
 def is_content_page(parts: UrlParts) -> bool:
