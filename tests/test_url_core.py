@@ -7,7 +7,7 @@ evidence can turn (a failed counterpart, a soft 404, a deadline, a budget, idle,
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -107,6 +107,27 @@ def _page(core: UrlCore[str], url: str, original: str | None = None, depth: int 
     assert not isinstance(core.scheduled(Seen(url, url, depth=depth)), Skip)
     core.fetched(url, url, 200)
     core.verdict(url, original)
+
+
+def _a_sample(
+    core: UrlCore[str], pairs: Iterable[tuple[str, str]], *, counterpart_judged: bool = False
+) -> tuple[str, str]:
+    """The first of ``pairs`` (would-be skip, its counterpart) whose would-be skip is drawn
+    as the rule's sample (one in two at random, with a risk); each counterpart is
+    scheduled first, and with ``counterpart_judged`` fetched and judged new too."""
+    for sample, counterpart in pairs:
+        if counterpart_judged:
+            _page(core, counterpart)
+        else:
+            assert not isinstance(core.scheduled(Seen(counterpart, counterpart)), Skip)
+        if not isinstance(core.scheduled(Seen(sample, sample)), Skip):
+            return sample, counterpart
+    raise AssertionError("no sample in 40 would-be skips at one in two")
+
+
+def _pairs(host: str, other: str, numbers: Iterable[int]) -> list[tuple[str, str]]:
+    """(``host``'s page, ``other``'s at the same path) for each of ``numbers``."""
+    return [(f"{host}/p/{n}", f"{other}/p/{n}") for n in numbers]
 
 
 def _teach_mirror(core: UrlCore[str]) -> None:
@@ -1009,26 +1030,15 @@ def test_a_sample_judged_before_its_counterpart_counts_once_the_counterpart_copi
         _teach_mirror(core)
         learner = core.judge.learner
         (rule,) = [r for r in learner.learned_rules() if core.judge.stands(r)]
-        for n in range(9, 49):  # one would-be skip in two is a sample, drawn at random
-            sample, counterpart = f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}"
-            assert not isinstance(core.scheduled(Seen(counterpart, counterpart)), Skip)
-            if not isinstance(core.scheduled(Seen(sample, sample)), Skip):
-                break
-        else:
-            raise AssertionError("no sample in 40 would-be skips at one in two")
+        sample, counterpart = _a_sample(core, _pairs(MIRROR, ORIGINAL, range(9, 49)))
         core.fetched(sample, sample, 200)
         core.verdict(sample, None)  # first: nothing stored to copy
         assert learner.samples(rule) == (0, 0)
         core.fetched(counterpart, counterpart, 200)
         core.verdict(counterpart, sample)
         assert learner.samples(rule) == (1, 0)
-        for n in range(49, 89):  # a later sample, judged after its counterpart
-            differing, its_counterpart = f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}"
-            _page(core, its_counterpart)
-            if not isinstance(core.scheduled(Seen(differing, differing)), Skip):
-                break
-        else:
-            raise AssertionError("no sample in 40 would-be skips at one in two")
+        later = _pairs(MIRROR, ORIGINAL, range(49, 89))  # judged after its counterpart
+        differing, _ = _a_sample(core, later, counterpart_judged=True)
         core.fetched(differing, differing, 200)
         core.verdict(differing, None)
         assert learner.samples(rule) == (2, 1)
@@ -1049,13 +1059,7 @@ def test_a_sample_judged_before_its_counterpart_differs_when_the_counterpart_is_
         _teach_mirror(core)
         learner = core.judge.learner
         (rule,) = [r for r in learner.learned_rules() if core.judge.stands(r)]
-        for n in range(9, 49):
-            sample, counterpart = f"{MIRROR}/p/{n}", f"{ORIGINAL}/p/{n}"
-            assert not isinstance(core.scheduled(Seen(counterpart, counterpart)), Skip)
-            if not isinstance(core.scheduled(Seen(sample, sample)), Skip):
-                break
-        else:
-            raise AssertionError("no sample in 40 would-be skips at one in two")
+        sample, counterpart = _a_sample(core, _pairs(MIRROR, ORIGINAL, range(9, 49)))
         core.fetched(sample, sample, 200)
         core.verdict(sample, None)
         assert learner.samples(rule) == (0, 0)
@@ -1076,13 +1080,8 @@ def test_a_parameter_rules_sample_judged_before_its_counterpart_differs_when_it_
             _page(core, f"{ORIGINAL}/s/{n}?sid=x{n}", f"{ORIGINAL}/s/{n}")
         learner = core.judge.learner
         (rule,) = [r for r in learner.learned_rules() if r.kind == "pattern"]
-        for n in range(9, 49):
-            sample, counterpart = f"{ORIGINAL}/s/{n}?sid=z", f"{ORIGINAL}/s/{n}"
-            assert not isinstance(core.scheduled(Seen(counterpart, counterpart)), Skip)
-            if not isinstance(core.scheduled(Seen(sample, sample)), Skip):
-                break
-        else:
-            raise AssertionError("no sample in 40 would-be skips at one in two")
+        variants = [(f"{ORIGINAL}/s/{n}?sid=z", f"{ORIGINAL}/s/{n}") for n in range(9, 49)]
+        sample, counterpart = _a_sample(core, variants)
         core.fetched(sample, sample, 200)
         core.verdict(sample, None)  # first: nothing to copy yet
         assert learner.samples(rule) == (0, 0)
