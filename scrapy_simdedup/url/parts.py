@@ -124,3 +124,14 @@ def canonical_or_none(url: str) -> str | None:
         return canonical_url(url)
     except UrlNotCheckedError:
         return None
+
+
+def parts_or_none(url: str | None) -> UrlParts | None:
+    """``url_parts(url)``, or None for no URL or one that cannot be judged (a link's
+    source, a held request's URL)."""
+    if not url:
+        return None
+    try:
+        return url_parts(url)
+    except (UrlNotCheckedError, ValueError):
+        return None

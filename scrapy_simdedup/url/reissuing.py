@@ -1,0 +1,149 @@
+"""``Reissuer``: taking bets out and sending their requests after all.
+
+Every bet the core loses ends here, whatever the reason (its counterpart failed or was
+dropped, its rule was weakened, its deadline passed, idle came): its record leaves the
+index, the re-issue is counted by why, and on a crawl several workers share the first
+worker to claim the URL sends it. One place, so no path re-issues without forgetting the
+record or counting it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from scrapy_simdedup import stats as keys
+from scrapy_simdedup.errors import StoreError
+from scrapy_simdedup.url.actions import FOLLOW_FAILED, Reissue
+from scrapy_simdedup.url.features import section_template
+from scrapy_simdedup.url.parts import parts_or_none
+from scrapy_simdedup.url.rules import kind_of, template_path
+
+if TYPE_CHECKING:
+    from scrapy_simdedup.url.actions import Action
+    from scrapy_simdedup.url.bets import Bet
+    from scrapy_simdedup.url.context import CoreContext
+    from scrapy_simdedup.url.rules import Rule
+
+T = TypeVar("T")
+
+# The core's logger: its lines keep the name users filter them by.
+logger = logging.getLogger("scrapy_simdedup.url.core")
+
+MAX_CONTESTED = 10_000
+"""Bets re-issued at idle remembered until their verdict (it tells whether the rule held)."""
+
+
+class Reissuer(Generic[T]):
+    """Takes bets out of ``bets`` and makes them ``Reissue`` actions."""
+
+    def __init__(self, context: CoreContext[T]) -> None:
+        self.judge = context.judge
+        self.bets = context.bets
+        self.parking = context.parking
+        self.tally = context.tally
+        self.guard = context.guard
+        # Re-issued at idle, their counterpart never came: URL -> the rule they relied on.
+        self._contested: dict[str, str] = {}
+
+    def reissue(self, bets: list[Bet[T]], why: str, *, ahead: bool = False) -> list[Action[T]]:
+        """The bets taken out, their records forgotten, each counted and made an action."""
+        if not bets:
+            return []
+        self.guard(self.parking.forget, [bet.url for bet in bets])
+        actions: list[Action[T]] = []
+        for bet in bets:
+            if not self.claimed(bet):
+                continue
+            rule = self.judge.learner.rule(bet.rule) if bet.rule else None
+            self.tally.inc_value(keys.url_reissued(why))
+            if why == "unsettled" and bet.rule:  # its verdict tells whether the rule held
+                if len(self._contested) >= MAX_CONTESTED:  # the oldest goes
+                    del self._contested[next(iter(self._contested))]
+                self._contested[bet.url] = bet.rule
+            self.guard(self.judge.enqueue, bet.url)  # what relies on it may be skipped again
+            actions.append(Reissue(bet, why, ahead=ahead, rule=rule))
+        return actions
+
+    def claimed(self, bet: Bet[T]) -> bool:
+        """On a crawl several workers share, whether this worker re-issues ``bet``: the
+        first to claim its URL does, past any dupefilter (scrapy-redis's has seen every
+        worker's requests), and a URL fetched or re-issued by another worker is not sent
+        again (``simdedup/url/reissued_elsewhere``)."""
+        peers = self.judge.peers
+        if not peers.shared:
+            return True
+        try:
+            claimed = peers.claim_reissue(bet.url)
+        except StoreError as exc:  # unknown: sent, a copy fetched twice at worst
+            self.guard.report(exc)
+            claimed = True
+        if not claimed:
+            self.tally.inc_value(keys.URL_REISSUED_ELSEWHERE)
+            self.guard(self.judge.enqueue, bet.url)  # at hand: another worker brings it
+            return False
+        bet.past_filter = True
+        return True
+
+    def lost(self, url: str, why: str, *, follow: bool = False) -> list[Action[T]]:
+        """``url`` will not bring its page: the bets relying on it are re-issued (and its
+        link followed on mirrors, when ``follow``)."""
+        self.judge.lost(url)
+        actions = self.reissue(self.bets.relying_on(url), why)
+        if follow:
+            actions.append(FOLLOW_FAILED)
+        return actions
+
+    def contested(self, url: str) -> str | None:
+        """The rule a bet re-issued at idle relied on (its verdict, now come, tells whether
+        the rule held), or None."""
+        return self._contested.pop(url, None)
+
+    def contradicted(self, rule: Rule, key: str, url: str) -> list[Action[T]]:
+        """``url``'s page came back new where ``rule`` predicted a copy. A rule whose counts
+        still bound the share of its differing pages within ``SIMDEDUP_URL_RISK`` stands:
+        only the bets of the page's section (``section_template``) are re-issued, the
+        section where a page differs; otherwise the rule is weakened and all of its go."""
+        # At no risk every skip of a rule a new page contradicted goes, as it always did
+        # (a mirror pair may stand on the copies the other way).
+        learner = self.judge.learner
+        section = section_of(url) if learner.risk > 0 else None
+        if section is not None and self.judge.stands(rule):
+            self.tally.inc_value(keys.URL_RULES_HELD)
+            bets = self.bets.under_if(rule.identity, lambda bet: section_of(bet.url) == section)
+            actions = self.reissue(bets, "rule_contradicted")
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "simdedup: %s is new: %s stands (%s), %d parked requests of /%s re-issued",
+                    key, rule.describe(), learner.estimate(rule), len(bets), section,
+                )  # fmt: skip
+            return actions
+        bets = self.bets.under(rule.identity)
+        actions = self.reissue(bets, "rule_weakened")
+        if bets:  # a debug line per new page would cost the crawl more than its work
+            logger.debug(
+                "simdedup: %s is new: %s weakened, %d parked requests re-issued",
+                key, rule.describe(), len(bets),
+            )  # fmt: skip
+        return actions
+
+    def switcher(self, section: str, name: str) -> list[Action[T]]:
+        """The pattern bets on ``name`` in ``section``, now known to be a switcher."""
+
+        def on_switcher(bet: Bet[T]) -> bool:
+            if kind_of(bet.rule) != "pattern":
+                return False
+            held = parts_or_none(bet.url)
+            return (
+                held is not None
+                and any(param == name for param, _ in held.params)
+                and template_path(section_template(held)) == section
+            )
+
+        return self.reissue(self.bets.take_where(on_switcher), "switcher")
+
+
+def section_of(url: str) -> str | None:
+    """The section (``section_template``) of a URL, as rules name sections."""
+    parts = parts_or_none(url)
+    return None if parts is None else template_path(section_template(parts))
