@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
-from scrapy_simdedup.url.actions import FETCH, Fetch, FollowUnpredicted, Reissue, Revisit, Skip
+from scrapy_simdedup.url.actions import Fetch, FollowUnpredicted, Reissue, Revisit, Skip
+from scrapy_simdedup.url.admission import Admission
 from scrapy_simdedup.url.bets import Bet, ParkedBets
 from scrapy_simdedup.url.betting import BetMaker
 from scrapy_simdedup.url.context import CoreContext, Parking, Tally
@@ -36,7 +37,6 @@ from scrapy_simdedup.url.parts import (
     UrlParts,
     canonical_or_none,
     canonical_url,
-    parts_or_none,
     url_parts,
 )
 from scrapy_simdedup.url.reissuing import Reissuer
@@ -113,6 +113,12 @@ class UrlCore(Generic[T]):
         self.holds = IdleHolds(context, sample_wait=SAMPLE_WAIT_SECONDS)
         self._context = context
         self.samples = SamplesOut(tally, self.guard)
+        # Re-issues that arose while a request was scheduled: carried out at the next tick.
+        self._later: list[Action[T]] = []
+        self.admission = Admission(
+            context, gathering=self.gathering, betting=self.betting, samples=self.samples,
+            reissuer=self.reissuer, drop=drop, progress=self._progress, later=self._later,
+        )  # fmt: skip
         self.closing = False  # the budget is nearly spent: nothing more is skipped
         self._route = route
         self._clock = clock
@@ -121,8 +127,6 @@ class UrlCore(Generic[T]):
         self._next_tick = 0.0
         self._awaiting_verdict: dict[str, T] = {}  # canonical URL -> how it was routed
         self._rules_counted_at = -COUNT_RULES_EVERY
-        # Re-issues that arose while a request was scheduled: carried out at the next tick.
-        self._later: list[Action[T]] = []
         self.resumed = False  # a job's later run (JOBDIR), on a store of its own
         self.follows_failed = False  # failed links are followed on mirrors (adaptive, dropping)
 
@@ -167,94 +171,17 @@ class UrlCore(Generic[T]):
 
     def met_again(self, url: str) -> bool:
         """Whether ``scheduled`` would answer a link to ``url`` with a plain ``FETCH`` and
-        change nothing: this process fetched or queued its URL, no bet holds it, it has no
-        query (a query may be a switcher's, which needs the linking page), and no other
-        worker shares the crawl (their skips count links met again). Most links a page
-        yields are such (seven in eight on a site of articles), and the dupefilter drops
-        them next: answering them from the URL alone spares building what ``scheduled``
-        is given (the request's referrer, its exemptions)."""
-        if self.peers.shared:
-            return False
-        try:
-            url = canonical_url(url)
-            return "?" not in url and self.bets.get(url) is None and self.judge.covers(url)
-        except (UrlNotCheckedError, StoreError):  # ``scheduled`` counts them
-            return False
+        change nothing (``Admission.met_again``): most links a page yields."""
+        return self.admission.met_again(url)
 
     def scheduled(self, seen: Seen[T]) -> Fetch | Skip:
         """A request enters the scheduler: judged before it takes a place in the queue."""
-        if self.guard.failed() or seen.exempt or seen.offsite:
-            return FETCH  # an offsite request is never queued: no counterpart either
-        try:  # most links a page yields were met before: their URL is enough
-            url = canonical_url(seen.url)
-        except UrlNotCheckedError:
-            return FETCH  # counted on its way to the downloader
-        offsite = None
-        if "?" in url and seen.source:
-            offsite = seen.is_offsite()
-            if offsite:
-                return FETCH
-            self._switchers_linked(url, seen.source)
-        held = self.bets.get(url)
-        if held is not None:
-            if held.rule:  # one more link to a request held on a bet standing
-                self.tally.inc_value(keys.URL_ALREADY_PARKED)
-                rule = self.judge.learner.rule(held.rule)
-                return Skip(rule, held.counterpart, already_parked=True)
-            self._take_leftover(url)  # an interrupted crawl's: judged afresh
-        if self.judge.covers(url):  # (offsite or not: met before, it is fetched either way)
-            counterpart = self.judge.skipped_in_crawl(url)
-            if counterpart is None:
-                self.judge.met(url)  # at hand (perhaps another worker's): a path of its site
-                return FETCH  # the same URL again: the dupefilter's business, not ours
-            # Skipped on a bet, before any dupefilter saw it: left to the dupefilter, a
-            # mirror's ?sid= pages parked on one worker and linked from pages fetched on
-            # the other came by the dozen, each linking more (issue 35).
-            if self._held_elsewhere(url, counterpart):
-                self.tally.inc_value(keys.URL_ALREADY_PARKED)
-                return Skip(None, None, already_parked=True)
-            # No worker holds the bet now (it settled, or its worker ended): judged as a
-            # first link is, with the rules in force here.
-        if offsite is None:
-            offsite = seen.is_offsite()
-        if offsite:
-            return FETCH
-        parts = self._parts(seen, count=False)
-        if parts is None:
-            return FETCH
-        return self._decide(seen, parts, scheduling=True)
-
-    def _held_elsewhere(self, url: str, counterpart: str) -> bool:
-        """Whether a link to ``url``, skipped on a bet on ``counterpart``, is that bet's: its
-        worker, still running, holds it parked and re-issues it if the bet loses, and
-        nothing here says the counterpart will not bring the page. Not while closing:
-        nothing more is skipped then. A stopped worker's request waits for another to take
-        it over, which a crawl ending on a budget may never do: its link is judged."""
-        return (
-            not self.closing
-            and self.judge.may_bring(counterpart)
-            and bool(self.guard(self.parking.held_elsewhere, url))
-        )
+        return self.admission.scheduled(seen, closing=self.closing)
 
     def downloading(self, seen: Seen[T]) -> Fetch | Skip:
         """The backstop, on the way to the downloader: judged again with what was learned
         while the request waited (counted as checked, once). Call ``tick`` first."""
-        if self.guard.failed():
-            self.tally.inc_value(keys.url_unchecked("store_unavailable"))
-            return FETCH
-        if seen.sampled:
-            self.tally.inc_value(keys.URL_CHECKED)  # judged when scheduled: a sample
-            return FETCH
-        if seen.exempt:
-            self.tally.inc_value(keys.url_unchecked(seen.exempt))
-            return FETCH
-        parts = self._parts(seen, count=True)
-        if parts is None:
-            return FETCH
-        answer = self._decide(seen, parts, scheduling=False)
-        if isinstance(answer, Fetch):
-            self.tally.inc_value(keys.URL_CHECKED)
-        return answer
+        return self.admission.downloading(seen, closing=self.closing)
 
     def fetched(self, url: str, ticket: T, status: int) -> list[Action[T]]:
         """A response came back: a 2xx brings a page (bets on it wait for its verdict); any
@@ -403,7 +330,7 @@ class UrlCore(Generic[T]):
         """A moment of the crawl: the bets past their deadline, and all that are not final
         once the budget is nearly spent, are re-issued; rules other workers changed are
         taken in. At most every ``TICK_SECONDS`` unless ``force`` (a page fetched)."""
-        actions, self._later = self._later, []
+        actions = self._take_later()
         now = self._clock()
         if self.guard.failed() or (not force and now < self._next_tick):
             return actions
@@ -442,7 +369,7 @@ class UrlCore(Generic[T]):
         stays open while any is)."""
         if self.guard.failed():
             return []
-        actions, self._later = self._later, []
+        actions = self._take_later()
         actions += self._refresh_rules()
         self.guard(self.judge.save_rules)  # nothing comes to write them meanwhile
         for trap in self.judge.learner.stop_finite_traps():  # their bets are unsettled now
@@ -498,10 +425,9 @@ class UrlCore(Generic[T]):
         otherwise."""
         if self.guard.failed():
             return
-        for action in self._later:  # not sent: kept for the next crawl on the index
+        for action in self._take_later():  # not sent: kept for the next crawl on the index
             if isinstance(action, Reissue):
                 self.guard(self.parking.park, action.bet)
-        self._later = []
         if reason == "finished":
             # Idle re-issued every bet that could not be final; a spider that closes itself
             # as "finished" never went idle, so those stay for the next crawl on the index.
@@ -586,36 +512,6 @@ class UrlCore(Generic[T]):
 
     # -- deciding --------------------------------------------------------------------------
 
-    def _decide(self, seen: Seen[T], parts: UrlParts, *, scheduling: bool) -> Fetch | Skip:
-        skipping = self.drop and not self.closing  # not annotate mode, nor at the end
-        try:
-            decision = self.judge.decide(parts, source=parts_or_none(seen.source))
-            if skipping:
-                decision = self.gathering.gathered(parts, decision, scheduling=scheduling)
-        except StoreError as exc:
-            self.guard.report(exc)
-            return FETCH
-        if decision.skip and skipping and self.betting.may_skip(seen, decision):
-            skip = self.betting.skip(seen, parts, decision, self._progress, scheduling=scheduling)
-            if skip is not None:
-                return skip
-        if decision.gathering and not scheduling:  # no bet made: it goes, and teaches
-            self.gathering.probe(decision, parts)
-        elif decision.skip and scheduling and not decision.gathering:
-            # annotate mode, or a bet that could not be made
-            self.tally.inc_value(keys.url_would_skip(decision.reason))
-        sample = ""
-        if decision.sample:
-            sample = decision.reason
-            self.tally.inc_value(keys.URL_SAMPLED)
-            self.samples.sent(seen.url, decision)
-        if scheduling:
-            self.judge.enqueue(parts.url)
-            self.betting.queued(parts.url, seen.depth)
-        if scheduling or sample:
-            return Fetch(sample, queued=scheduling)
-        return FETCH
-
     def claim_fetch(self, url: str) -> bool:
         """On a crawl several workers share, whether this request may go to the downloader:
         not when a re-issue of the same URL in this crawl fetches it
@@ -631,21 +527,6 @@ class UrlCore(Generic[T]):
             return True
         self.tally.inc_value(keys.URL_FETCHED_BY_REISSUE)
         return False
-
-    def _switchers_linked(self, url: str, source: str) -> None:
-        """Tell the learner of a link with parameters; the pattern bets on a parameter it
-        finds to be a switcher now are re-issued (at the next tick: ``_later``)."""
-        parts, linking = parts_or_none(url), parts_or_none(source)
-        if parts is None or linking is None:
-            return
-        for section, name in self.judge.learner.linked(parts, linking):
-            self._later += self.reissuer.switcher(section, name)
-
-    def _take_leftover(self, url: str) -> None:
-        """A link came to a request an interrupted crawl parked: the request is judged
-        afresh, its record goes."""
-        self.bets.take(url)
-        self.guard(self.parking.forget, [url])
 
     def _refresh_rules(self) -> list[Action[T]]:
         weakened = self.guard(self.judge.refresh) or []
@@ -675,13 +556,10 @@ class UrlCore(Generic[T]):
         pages, items = self._counts()
         return Progress(self._clock() - self._started, pages, items)
 
-    def _parts(self, seen: Seen[T], *, count: bool) -> UrlParts | None:
-        try:
-            return url_parts(seen.url)
-        except UrlNotCheckedError as exc:
-            if count:
-                self.tally.inc_value(keys.url_unchecked(exc.reason))
-            return None
+    def _take_later(self) -> list[Action[T]]:
+        taken = list(self._later)
+        self._later.clear()  # the same list: ``Admission`` adds to it
+        return taken
 
     def _judged(self, url: str) -> UrlParts | None:
         if self.guard.failed():
