@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
-from scrapy_simdedup.url.actions import Fetch, FollowUnpredicted, Reissue, Revisit, Skip
+from scrapy_simdedup.url.actions import Fetch, Reissue, Skip
 from scrapy_simdedup.url.admission import Admission
+from scrapy_simdedup.url.awaiting import AwaitingVerdict
 from scrapy_simdedup.url.bets import Bet, ParkedBets
 from scrapy_simdedup.url.betting import BetMaker
 from scrapy_simdedup.url.context import CoreContext, Parking, Tally
@@ -56,9 +57,6 @@ T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
-MAX_AWAITING_VERDICT = 10_000
-"""Fetched requests remembered until their content verdict (a re-visit takes their route,
-a soft 404's links are followed on mirrors as it was routed)."""
 COUNT_RULES_EVERY = 1.0
 """Seconds between updates of the rule counts in the stats while a crawl runs."""
 TICK_SECONDS = 0.25
@@ -125,7 +123,7 @@ class UrlCore(Generic[T]):
         self._counts = counts
         self._started = clock()
         self._next_tick = 0.0
-        self._awaiting_verdict: dict[str, T] = {}  # canonical URL -> how it was routed
+        self._awaiting_verdict: AwaitingVerdict[T] = AwaitingVerdict()
         self._rules_counted_at = -COUNT_RULES_EVERY
         self.resumed = False  # a job's later run (JOBDIR), on a store of its own
         self.follows_failed = False  # failed links are followed on mirrors (adaptive, dropping)
@@ -195,11 +193,10 @@ class UrlCore(Generic[T]):
         self.guard(self.judge.fetched, parts)
         self.tally.inc_value(keys.URL_FETCHED)
         if self.revisits or self.follows_failed:
-            if len(self._awaiting_verdict) >= MAX_AWAITING_VERDICT:  # the oldest goes
-                del self._awaiting_verdict[next(iter(self._awaiting_verdict))]
             # A re-visit is routed as the request was before the spider saw its page; a
             # soft 404's links are routed when one is found (most pages are none).
-            self._awaiting_verdict[parts.url] = self._route(ticket) if self.revisits else ticket
+            routed = self._route(ticket) if self.revisits else ticket
+            self._awaiting_verdict.fetched(parts.url, routed)
         return actions
 
     def redirected(self, urls: list[str]) -> None:
@@ -300,26 +297,13 @@ class UrlCore(Generic[T]):
         self.samples.count(
             self.judge.learner, url, original, sampled=sampled, waiting=waiting, weakened=weakened
         )
-        ticket = self._awaiting_verdict.pop(url, None)
+        ticket = self._awaiting_verdict.judged(url)
         actions: list[Action[T]] = []
-        if original is not None and original != key and not self.judge.kept(original):
-            actions += self.reissuer.lost(url, "counterpart_not_kept")
-            revisit = self.revisits and self.drop
-            if ticket is not None and revisit and self.judge.revisitable(original):
-                self.tally.inc_value(keys.URL_REVISITS_REQUESTED)
-                actions.append(Revisit(ticket, original))
-        elif original is not None and original != key:
-            unpredicted = []
-            # What this verdict found (a soft 404, its first, the page copied), and the
-            # page and its original when known so before (another worker found them).
-            found = (*self.judge.found_unpredicted, url, canonical_or_none(original))
-            for fetched in dict.fromkeys(found):
-                if fetched is not None and fetched in self.judge.unpredicted_now:
-                    unpredicted.append(fetched)
-                    bets = self.bets.relying_on_its_page(fetched)
-                    actions += self.reissuer.reissue(bets, "counterpart_not_predicted")
-            if unpredicted and ticket is not None and self.follows_failed:
-                actions.append(FollowUnpredicted(ticket, tuple(unpredicted)))
+        if original is not None and original != key:
+            revisits = self.revisits and self.drop
+            actions += self.reissuer.copied(
+                url, key, original, ticket, revisits=revisits, follows=self.follows_failed
+            )
         for rule in weakened:
             actions += self.reissuer.contradicted(rule, key, url)
         if weakened or original not in (None, key):
@@ -384,22 +368,11 @@ class UrlCore(Generic[T]):
         return actions
 
     def _brought_nothing(self) -> list[Action[T]]:
-        """Pages fetched with a 2xx whose content verdict never came by idle: the response
-        yielded no item, or one with no text (a bot wall, an empty app shell, or a page
-        the spider takes no item from). The page its path promised did not reach the
-        feed, so its links are followed on the mirrors whose pages this crawl skipped as
-        copies of its host, as a soft 404's are (the bets relying on it are re-issued:
-        ``UrlJudge.settles``). Each once; counted as ``simdedup/url/brought_nothing``."""
+        """Pages fetched whose verdict never came by idle (``AwaitingVerdict``), in
+        adaptive mode when failed links are followed on mirrors."""
         if not self.follows_failed or self.judge.mode != "adaptive":
             return []
-        actions: list[Action[T]] = []
-        for url, ticket in list(self._awaiting_verdict.items()):
-            if self.judge.judged(url):  # on another worker
-                continue
-            del self._awaiting_verdict[url]
-            self.tally.inc_value(keys.URL_BROUGHT_NOTHING)
-            actions.append(FollowUnpredicted(ticket, (url,)))
-        return actions
+        return self._awaiting_verdict.brought_nothing(self.judge, self.tally)
 
     @property
     def awaiting(self) -> bool:
@@ -529,23 +502,7 @@ class UrlCore(Generic[T]):
         return False
 
     def _refresh_rules(self) -> list[Action[T]]:
-        weakened = self.guard(self.judge.refresh) or []
-        actions: list[Action[T]] = []
-        heard = self.judge.learner.heard()  # found on other workers of the crawl
-        for section, name in heard.switchers:
-            actions += self.reissuer.switcher(section, name)
-        for url in heard.unpredicted:
-            self.judge.heard_unpredicted(url)
-            actions += self.reissuer.reissue(
-                self.bets.relying_on_its_page(url), "counterpart_not_predicted"
-            )
-        for rule in weakened:
-            bets = self.bets.under(rule.identity)
-            actions += self.reissuer.reissue(bets, "rule_weakened")
-            logger.debug(
-                "simdedup: another worker saw %s fail, %d parked requests re-issued",
-                rule.describe(), len(bets),
-            )  # fmt: skip
+        actions, weakened = self.reissuer.heard()
         if weakened:
             self.count_rules()
         return actions

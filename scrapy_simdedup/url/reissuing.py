@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.errors import StoreError
-from scrapy_simdedup.url.actions import FOLLOW_FAILED, Reissue
+from scrapy_simdedup.url.actions import FOLLOW_FAILED, FollowUnpredicted, Reissue, Revisit
 from scrapy_simdedup.url.features import section_template
-from scrapy_simdedup.url.parts import parts_or_none
+from scrapy_simdedup.url.parts import canonical_or_none, parts_or_none
 from scrapy_simdedup.url.rules import kind_of, template_path
 
 if TYPE_CHECKING:
@@ -126,6 +126,57 @@ class Reissuer(Generic[T]):
                 key, rule.describe(), len(bets),
             )  # fmt: skip
         return actions
+
+    def copied(
+        self, url: str, key: str, original: str, ticket: T | None, *, revisits: bool, follows: bool
+    ) -> list[Action[T]]:
+        """``url``'s page (``key``) came back a copy of ``original``, another page: a copy
+        of a page this crawl did not keep (an earlier crawl's) brings nothing into the
+        feed, so the bets relying on it are re-issued, and with ``revisits`` the page it
+        copies is asked for again (``ticket``: the request as routed); a copy of another
+        path of its own host or of its mirror, or the second of its host to copy one page
+        (a soft 404), settles no bet that expected its path's page, and with ``follows``
+        its links are followed on mirrors."""
+        actions: list[Action[T]] = []
+        if not self.judge.kept(original):
+            actions += self.lost(url, "counterpart_not_kept")
+            if ticket is not None and revisits and self.judge.revisitable(original):
+                self.tally.inc_value(keys.URL_REVISITS_REQUESTED)
+                actions.append(Revisit(ticket, original))
+            return actions
+        unpredicted = []
+        # What this verdict found (a soft 404, its first, the page copied), and the
+        # page and its original when known so before (another worker found them).
+        found = (*self.judge.found_unpredicted, url, canonical_or_none(original))
+        for fetched in dict.fromkeys(found):
+            if fetched is not None and fetched in self.judge.unpredicted_now:
+                unpredicted.append(fetched)
+                bets = self.bets.relying_on_its_page(fetched)
+                actions += self.reissue(bets, "counterpart_not_predicted")
+        if unpredicted and ticket is not None and follows:
+            actions.append(FollowUnpredicted(ticket, tuple(unpredicted)))
+        return actions
+
+    def heard(self) -> tuple[list[Action[T]], int]:
+        """Rules other workers of the crawl changed, taken in: the bets on a rule they saw
+        fail, on a parameter they found to be a switcher, or on a page they found to be a
+        soft 404 are re-issued. The actions, and how many rules were weakened."""
+        weakened = self.guard(self.judge.refresh) or []
+        actions: list[Action[T]] = []
+        heard = self.judge.learner.heard()  # found on other workers of the crawl
+        for section, name in heard.switchers:
+            actions += self.switcher(section, name)
+        for url in heard.unpredicted:
+            self.judge.heard_unpredicted(url)
+            actions += self.reissue(self.bets.relying_on_its_page(url), "counterpart_not_predicted")
+        for rule in weakened:
+            bets = self.bets.under(rule.identity)
+            actions += self.reissue(bets, "rule_weakened")
+            logger.debug(
+                "simdedup: another worker saw %s fail, %d parked requests re-issued",
+                rule.describe(), len(bets),
+            )  # fmt: skip
+        return actions, len(weakened)
 
     def switcher(self, section: str, name: str) -> list[Action[T]]:
         """The pattern bets on ``name`` in ``section``, now known to be a switcher."""
