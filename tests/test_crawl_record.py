@@ -426,7 +426,7 @@ def test_idle_waits_for_a_counterpart_another_worker_has_on_its_way(redis_url: s
     clock = Clock()
     with _two_workers(redis_url, "onway", lambda name: Lot(), clock) as (first, second):
         _learn_mirror(first, original, mirror)
-        first.workers = second.workers = 2
+        first.crew.size = second.crew.size = 2
         for n in (4, 7, 8, 9):
             counterpart = f"{original}/p/{n}"
             assert not isinstance(second.scheduled(Seen(counterpart, "queued")), Skip)
@@ -459,7 +459,7 @@ def test_idle_waits_for_a_counterpart_another_worker_has_on_its_way(redis_url: s
         assert _reissued(first.idle()) == {f"{mirror}/p/6": "unsettled"}
         assert not first.awaiting
         # Alone (the other worker left): what has not come is re-issued at idle at once.
-        first.workers = 1
+        first.crew.size = 1
         skipped = []
         for n in (5, 50, 51):  # the first may be the rule's sample, fetched
             assert not isinstance(second.scheduled(Seen(f"{original}/p/{n}", "queued")), Skip)
@@ -483,7 +483,7 @@ def test_idle_waits_for_a_rule_another_worker_is_still_teaching(redis_url: str) 
     site = "http://a.test"
     clock = Clock()
     with _two_workers(redis_url, "teach", lambda name: Lot(), clock) as (first, second):
-        first.workers = second.workers = 2
+        first.crew.size = second.crew.size = 2
         for core, numbers in ((first, range(12)), (second, range(12, 24))):
             for n in numbers:
                 _judged(core, f"{site}/docs/{n}")

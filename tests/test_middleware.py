@@ -662,15 +662,15 @@ async def _count_workers(redis_url: str) -> None:
         "SIMDEDUP_REDIS_PREFIX": "workers-counted",
     }  # fmt: skip
     with opened_middleware(settings) as first:
-        assert first.core is not None and first.core.workers == 1
+        assert first.core is not None and first.core.crew.size == 1
         assert first.workers is not None
         with opened_middleware(settings) as second:
-            assert second.core is not None and second.core.workers == 2
+            assert second.core is not None and second.core.crew.size == 2
             first.process_request(Request(f"{ORIGINAL}/p/1.html"))
-            assert first.core.workers == 1  # counted less than a second ago
+            assert first.core.crew.size == 1  # counted less than a second ago
             first.workers.counted_at -= COUNT_WORKERS_SECONDS
             first.process_request(Request(f"{ORIGINAL}/p/2.html"))
-            assert first.core.workers == 2
+            assert first.core.crew.size == 2
         first.workers.counted_at -= COUNT_WORKERS_SECONDS
         first.process_request(Request(f"{ORIGINAL}/p/3.html"))
-        assert first.core.workers == 1
+        assert first.core.crew.size == 1

@@ -695,7 +695,7 @@ def test_each_of_a_crawls_workers_sends_its_share_of_what_a_rule_learns_from(
     on the rest; once two copies came, one more each (never none: the other worker may
     have met no request of the kind)."""
     with crawl(tmp_path / "second") as (core, lot, tally, _):
-        core.workers, core.rank = 2, 1
+        core.crew.size, core.crew.rank = 2, 1
         _bare_pages(core, 10)
         variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(10)]
         waiting = [url for url in variants[:6] if _on_its_way(core, url) is not None]
@@ -705,7 +705,7 @@ def test_each_of_a_crawls_workers_sends_its_share_of_what_a_rule_learns_from(
         assert _on_its_way(core, variants[6]) is None  # two more needed: one of them here
         assert _on_its_way(core, variants[7]) is not None
     with crawl(tmp_path / "db") as (core, lot, tally, _):
-        core.workers = 2
+        core.crew.size = 2
         _bare_pages(core, 10)
         variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(10)]
         waiting = [url for url in variants[:6] if _on_its_way(core, url) is not None]
@@ -727,7 +727,7 @@ def test_a_worker_whose_share_came_back_sends_a_waiting_request_to_finish_the_ru
     (``probe``), once; its copy makes the rule, and the rest stand. Without it, the rule
     stood at two copies and every waiting request was fetched at idle (issue 35)."""
     with crawl(tmp_path / "db") as (core, lot, tally, _):
-        core.workers = 2
+        core.crew.size = 2
         _bare_pages(core, 10)
         variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(6)]
         waiting = [url for url in variants if _on_its_way(core, url) is not None]

@@ -67,8 +67,8 @@ class SharedCrawlWorkers:
         self.counted_at = now
         others = self._guarded(self.heartbeats.others)
         if others is not None:
-            self._core.workers = 1 + len(others)
-            self._core.rank = sum(other < self.heartbeats.worker for other in others)
+            self._core.crew.size = 1 + len(others)
+            self._core.crew.rank = sum(other < self.heartbeats.worker for other in others)
 
     def beat(self) -> None:
         """The heartbeat that tells the other workers this one is alive; what workers

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.url.actions import FETCH, Fetch, Skip
-from scrapy_simdedup.url.parts import canonical_url, parts_or_none, url_parts
+from scrapy_simdedup.url.parts import canonical_or_none, canonical_url, parts_or_none, url_parts
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -207,3 +207,19 @@ class Admission(Generic[T]):
             return
         for section, name in self.judge.learner.linked(parts, linking):
             self.later += self.reissuer.switcher(section, name)
+
+    def claim_fetch(self, url: str) -> bool:
+        """On a crawl several workers share, whether this request may go to the downloader:
+        not when a re-issue of the same URL in this crawl fetches it
+        (``simdedup/url/fetched_by_reissue``). Else, the request goes: its host counts as
+        that much more crawled."""
+        if self.guard.failed():
+            return True
+        canonical = canonical_or_none(url)
+        if canonical is None:
+            return True
+        if self.guard(self.judge.peers.claim_fetch, canonical) is not False:
+            self.judge.requested(canonical)
+            return True
+        self.tally.inc_value(keys.URL_FETCHED_BY_REISSUE)
+        return False

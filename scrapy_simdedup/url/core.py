@@ -12,6 +12,12 @@ It answers each event of a crawl with what to do (``url/actions.py``), named one
 event: ``scheduled``, ``downloading``, ``fetched``, ``failed``, ``dropped``, ``released``,
 ``verdict``, ``tick``, ``idle``, ``closed``. It never imports Scrapy: the middleware turns
 Scrapy's events into these calls and the answers back into Scrapy.
+
+Its parts, each with one job (``url/context.py`` names what they share): ``Admission``
+judges a request, ``BetMaker`` makes a skip into a bet, ``Gathering`` holds the bets of a
+rule still learned, ``Reissuer`` takes bets out, ``IdleHolds`` keeps bets a shared crawl
+waits for at idle, ``SamplesOut`` counts a rule's samples, and ``StoreGuard`` is the one
+boundary for store errors.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.url.actions import Fetch, Reissue, Skip
 from scrapy_simdedup.url.admission import Admission
 from scrapy_simdedup.url.awaiting import AwaitingVerdict
-from scrapy_simdedup.url.bets import Bet, ParkedBets
+from scrapy_simdedup.url.bets import ParkedBets
 from scrapy_simdedup.url.betting import BetMaker
 from scrapy_simdedup.url.context import CoreContext, Parking, Tally
 from scrapy_simdedup.url.crew import Crew
@@ -41,6 +47,7 @@ from scrapy_simdedup.url.parts import (
     url_parts,
 )
 from scrapy_simdedup.url.reissuing import Reissuer
+from scrapy_simdedup.url.rulecounts import RuleCounts
 from scrapy_simdedup.url.sampled import SamplesOut
 
 if TYPE_CHECKING:
@@ -124,27 +131,9 @@ class UrlCore(Generic[T]):
         self._started = clock()
         self._next_tick = 0.0
         self._awaiting_verdict: AwaitingVerdict[T] = AwaitingVerdict()
-        self._rules_counted_at = -COUNT_RULES_EVERY
+        self.rule_counts = RuleCounts(judge, tally, clock)
         self.resumed = False  # a job's later run (JOBDIR), on a store of its own
         self.follows_failed = False  # failed links are followed on mirrors (adaptive, dropping)
-
-    @property
-    def workers(self) -> int:
-        """The crawl's workers, this one included (``Crew``)."""
-        return self.crew.size
-
-    @workers.setter
-    def workers(self, size: int) -> None:
-        self.crew.size = size
-
-    @property
-    def rank(self) -> int:
-        """This worker's place among the crawl's workers (``Crew``)."""
-        return self.crew.rank
-
-    @rank.setter
-    def rank(self, rank: int) -> None:
-        self.crew.rank = rank
 
     # -- the crawl's events ---------------------------------------------------------------
 
@@ -230,19 +219,8 @@ class UrlCore(Generic[T]):
         the mirrors."""
         if self.guard.failed():
             return []
-        return self.reissuer.lost(url, "counterpart_dropped", follow=self._failed_before(url))
-
-    def _failed_before(self, url: str) -> bool:
-        """Whether the dupefilter dropped a link that brought no page in an earlier run of
-        this job. Queued here first (this crawl had not queued, fetched or parked it), so
-        the dupefilter saw it in that run; no crawl fetched it (or it still waits in the
-        job's queue: its copy on a mirror is then fetched once more than needed)."""
-        judge = self.judge
-        if not self.resumed or not self.follows_failed:
-            return False
-        if url in judge.fetched_now or url in judge.lost_now:
-            return False
-        return self.guard(judge.was_fetched, url) is False
+        resumed = self.resumed and self.follows_failed
+        return self.reissuer.dropped(url, resumed=resumed)
 
     def mirror_copy_dropped(self, url: str) -> None:
         """A failed link's copy requested on a mirror was refused: it will not come."""
@@ -428,16 +406,8 @@ class UrlCore(Generic[T]):
         return not self.closing and not self.guard.failed()
 
     def adopted(self, url: str, ticket: T) -> Reissue[T] | None:
-        """A dead worker's parked request, claimed by this one: re-issued here, ahead of
-        what is queued (it is late, and a crawl with a budget must fetch it before the
-        end), unless another worker of the crawl fetches it (its record is removed by
-        whoever claimed it, once the request is sent)."""
-        bet = Bet(canonical_or_none(url) or url, "", None, ticket)
-        if not self.reissuer.claimed(bet):
-            return None
-        self.tally.inc_value(keys.url_reissued("abandoned"))
-        self.guard(self.judge.enqueue, bet.url)  # what relies on it may be skipped again
-        return Reissue(bet, "abandoned", ahead=True)
+        """A dead worker's parked request, claimed by this one (``Reissuer.adopted``)."""
+        return self.reissuer.adopted(url, ticket)
 
     def betting_on(self, rule: str) -> bool:
         """Whether requests the rule ``rule`` skipped are held now."""
@@ -453,53 +423,22 @@ class UrlCore(Generic[T]):
 
     def count_rules(self, every: float = 0.0) -> None:
         """The rules in force, in the stats (at most every ``every`` seconds)."""
-        now = self._clock()
-        if now - self._rules_counted_at < every:
-            return
-        self._rules_counted_at = now
-        learned = self.judge.learned_rules()
-        for kind, key in (
-            ("mirror", keys.URL_MIRROR_HOSTS),
-            ("pattern", keys.URL_PATTERNS),
-            ("trap", keys.URL_TRAPS),
-        ):
-            self.tally.set_value(key, sum(1 for rule in learned if rule.kind == kind))
+        self.rule_counts.count(every)
 
     def standing_rules(self) -> list[tuple[Rule, int, int]]:
         """The rules in force at the end, each with (its samples judged, of them new)."""
-        learner = self.judge.learner
-        return [
-            (rule, *learner.samples(rule))
-            for rule in self.judge.learned_rules()
-            if self.judge.stands(rule)
-        ]
+        return self.rule_counts.standing()
 
     def mirror_lines(self) -> list[str]:
-        """The mirror rules standing at the end, with what their counts say, for the
-        closing summary."""
-        return [
-            f"{rule.describe()}{rule.copy_note()}: {self.judge.learner.estimate(rule)}"
-            for rule in self.judge.learned_rules()
-            if rule.kind == "mirror" and self.judge.stands(rule)
-        ]
+        """The mirror rules standing at the end, for the closing summary."""
+        return self.rule_counts.mirror_lines()
 
     # -- deciding --------------------------------------------------------------------------
 
     def claim_fetch(self, url: str) -> bool:
-        """On a crawl several workers share, whether this request may go to the downloader:
-        not when a re-issue of the same URL in this crawl fetches it
-        (``simdedup/url/fetched_by_reissue``). Else, the request goes: its host counts as
-        that much more crawled."""
-        if self.guard.failed():
-            return True
-        canonical = canonical_or_none(url)
-        if canonical is None:
-            return True
-        if self.guard(self.peers.claim_fetch, canonical) is not False:
-            self.judge.requested(canonical)
-            return True
-        self.tally.inc_value(keys.URL_FETCHED_BY_REISSUE)
-        return False
+        """On a crawl several workers share, whether this request may go to the
+        downloader (``Admission.claim_fetch``)."""
+        return self.admission.claim_fetch(url)
 
     def _refresh_rules(self) -> list[Action[T]]:
         actions, weakened = self.reissuer.heard()

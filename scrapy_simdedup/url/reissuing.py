@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.errors import StoreError
 from scrapy_simdedup.url.actions import FOLLOW_FAILED, FollowUnpredicted, Reissue, Revisit
+from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.features import section_template
 from scrapy_simdedup.url.parts import canonical_or_none, parts_or_none
 from scrapy_simdedup.url.rules import kind_of, template_path
 
 if TYPE_CHECKING:
     from scrapy_simdedup.url.actions import Action
-    from scrapy_simdedup.url.bets import Bet
     from scrapy_simdedup.url.context import CoreContext
     from scrapy_simdedup.url.rules import Rule
 
@@ -85,6 +85,18 @@ class Reissuer(Generic[T]):
         bet.past_filter = True
         return True
 
+    def adopted(self, url: str, ticket: T) -> Reissue[T] | None:
+        """A dead worker's parked request, claimed by this one: re-issued here, ahead of
+        what is queued (it is late, and a crawl with a budget must fetch it before the
+        end), unless another worker of the crawl fetches it (its record is removed by
+        whoever claimed it, once the request is sent)."""
+        bet = Bet(canonical_or_none(url) or url, "", None, ticket)
+        if not self.claimed(bet):
+            return None
+        self.tally.inc_value(keys.url_reissued("abandoned"))
+        self.guard(self.judge.enqueue, bet.url)  # what relies on it may be skipped again
+        return Reissue(bet, "abandoned", ahead=True)
+
     def lost(self, url: str, why: str, *, follow: bool = False) -> list[Action[T]]:
         """``url`` will not bring its page: the bets relying on it are re-issued (and its
         link followed on mirrors, when ``follow``)."""
@@ -93,6 +105,23 @@ class Reissuer(Generic[T]):
         if follow:
             actions.append(FOLLOW_FAILED)
         return actions
+
+    def dropped(self, url: str, *, resumed: bool) -> list[Action[T]]:
+        """The dupefilter refused ``url``'s request, queued here: its bets are re-issued.
+        ``resumed``: a job's later run whose failed links are followed on mirrors; a link
+        that brought no page in an earlier run is followed (``_failed_before``)."""
+        failed_before = resumed and self._failed_before(url)
+        return self.lost(url, "counterpart_dropped", follow=failed_before)
+
+    def _failed_before(self, url: str) -> bool:
+        """Whether the dupefilter dropped a link that brought no page in an earlier run of
+        this job. Queued here first (this crawl had not queued, fetched or parked it), so
+        the dupefilter saw it in that run; no crawl fetched it (or it still waits in the
+        job's queue: its copy on a mirror is then fetched once more than needed)."""
+        judge = self.judge
+        if url in judge.fetched_now or url in judge.lost_now:
+            return False
+        return self.guard(judge.was_fetched, url) is False
 
     def contested(self, url: str) -> str | None:
         """The rule a bet re-issued at idle relied on (its verdict, now come, tells whether
