@@ -5,7 +5,7 @@ the request nothing more; the same request is judged again on its way to the dow
 (the backstop), with what was learned while it waited. Either way the answer is a value
 (``url/actions.py``): fetch it, maybe as a rule's sample, or skip it on a bet
 (``url/betting.py``). A request no rule skips yet, of a kind a rule is still learning,
-waits or teaches (``url/gathered.py``).
+waits or teaches (``url/probing.py``).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.betting import BetMaker
     from scrapy_simdedup.url.context import CoreContext
     from scrapy_simdedup.url.deadlines import Progress
-    from scrapy_simdedup.url.gathered import Gathering
     from scrapy_simdedup.url.parts import UrlParts
+    from scrapy_simdedup.url.probing import Probing
     from scrapy_simdedup.url.reissuing import Reissuer
     from scrapy_simdedup.url.sampled import SamplesOut
 
@@ -41,7 +41,7 @@ class Admission(Generic[T]):
         self,
         context: CoreContext[T],
         *,
-        gathering: Gathering[T],
+        probing: Probing[T],
         betting: BetMaker[T],
         samples: SamplesOut,
         reissuer: Reissuer[T],
@@ -54,7 +54,7 @@ class Admission(Generic[T]):
         self.parking = context.parking
         self.tally = context.tally
         self.guard = context.guard
-        self.gathering = gathering
+        self.probing = probing
         self.betting = betting
         self.samples = samples
         self.reissuer = reissuer
@@ -160,7 +160,7 @@ class Admission(Generic[T]):
         try:
             decision = self.judge.decide(parts, source=parts_or_none(seen.source))
             if skipping:
-                decision = self.gathering.gathered(parts, decision, scheduling=scheduling)
+                decision = self.probing.gathered(parts, decision, scheduling=scheduling)
         except StoreError as exc:
             self.guard.report(exc)
             return FETCH
@@ -169,7 +169,7 @@ class Admission(Generic[T]):
             if skip is not None:
                 return skip
         if decision.gathering and not scheduling:  # no bet made: it goes, and teaches
-            self.gathering.probe(decision, parts)
+            self.probing.probe(decision, parts)
         elif decision.skip and scheduling and not decision.gathering:
             # annotate mode, or a bet that could not be made
             self.tally.inc_value(keys.url_would_skip(decision.reason))

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.actions import Seen
     from scrapy_simdedup.url.context import CoreContext
     from scrapy_simdedup.url.deadlines import Progress
-    from scrapy_simdedup.url.gathered import Gathering
     from scrapy_simdedup.url.parts import UrlParts
+    from scrapy_simdedup.url.probing import Probing
     from scrapy_simdedup.url.rules import Decision
 
 T = TypeVar("T")
@@ -39,12 +39,12 @@ class BetMaker(Generic[T]):
     """Makes the bets of one crawl; ``depth_limit``: Scrapy's ``DEPTH_LIMIT`` (0: none)."""
 
     def __init__(
-        self, context: CoreContext[T], gathering: Gathering[T], *, depth_limit: int = 0
+        self, context: CoreContext[T], probing: Probing[T], *, depth_limit: int = 0
     ) -> None:
         self.judge = context.judge
         self.bets = context.bets
         self.parking = context.parking
-        self.gathering = gathering
+        self.probing = probing
         self.deadlines = context.deadlines
         self.tally = context.tally
         self.guard = context.guard
@@ -115,7 +115,7 @@ class BetMaker(Generic[T]):
                 self.guard(self.judge.peers.bet, parts.url, decision.counterpart)
             self.tally.inc_value(keys.URL_PARKED)
             if decision.gathering:
-                self.gathering.began(rule)
+                self.probing.began(rule)
                 self.tally.inc_value(keys.URL_GATHERING)
                 if rule.kind == "mirror":  # a path of its host all the same (``SiteSizes``)
                     self.judge.learner.sizes.add(parts.url)

@@ -2,7 +2,7 @@
 
 The core (``url/core.py``) answers the crawl's events; its parts make bets
 (``url/betting.py``), confirm those made while a rule gathered evidence
-(``url/gathered.py``), re-issue them (``url/reissuing.py``), hold them at idle
+(``url/probing.py``), re-issue them (``url/reissuing.py``), hold them at idle
 (``url/idling.py``) and count samples (``url/sampled.py``). They all work on one crawl's
 bets, judge, stats and store guard: built once by the core and handed to each.
 """

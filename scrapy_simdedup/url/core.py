@@ -14,7 +14,7 @@ event: ``scheduled``, ``downloading``, ``fetched``, ``failed``, ``dropped``, ``r
 Scrapy's events into these calls and the answers back into Scrapy.
 
 Its parts, each with one job (``url/context.py`` names what they share): ``Admission``
-judges a request, ``BetMaker`` makes a skip into a bet, ``Gathering`` holds the bets of a
+judges a request, ``BetMaker`` makes a skip into a bet, ``Probing`` holds the bets of a
 rule still learned, ``Reissuer`` takes bets out, ``IdleHolds`` keeps bets a shared crawl
 waits for at idle, ``SamplesOut`` counts a rule's samples, and ``StoreGuard`` is the one
 boundary for store errors.
@@ -36,7 +36,6 @@ from scrapy_simdedup.url.betting import BetMaker
 from scrapy_simdedup.url.context import CoreContext, Parking, Tally
 from scrapy_simdedup.url.crew import Crew
 from scrapy_simdedup.url.deadlines import Budget, Deadlines, Progress
-from scrapy_simdedup.url.gathered import SAMPLE_WAIT_SECONDS, Gathering
 from scrapy_simdedup.url.guard import StoreGuard
 from scrapy_simdedup.url.idling import AWAIT_OTHERS_SECONDS, IdleHolds
 from scrapy_simdedup.url.overdue import past_deadline
@@ -46,6 +45,7 @@ from scrapy_simdedup.url.parts import (
     canonical_url,
     url_parts,
 )
+from scrapy_simdedup.url.probing import SAMPLE_WAIT_SECONDS, Probing
 from scrapy_simdedup.url.reissuing import Reissuer
 from scrapy_simdedup.url.rulecounts import RuleCounts
 from scrapy_simdedup.url.sampled import SamplesOut
@@ -113,15 +113,15 @@ class UrlCore(Generic[T]):
             judge, self.bets, parking, tally, self.guard, self.deadlines, self.crew, clock
         )
         self.reissuer = Reissuer(context)
-        self.gathering = Gathering(context, self.reissuer)
-        self.betting = BetMaker(context, self.gathering, depth_limit=depth_limit)
+        self.probing = Probing(context, self.reissuer)
+        self.betting = BetMaker(context, self.probing, depth_limit=depth_limit)
         self.holds = IdleHolds(context, sample_wait=SAMPLE_WAIT_SECONDS)
         self._context = context
         self.samples = SamplesOut(tally, self.guard)
         # Re-issues that arose while a request was scheduled: carried out at the next tick.
         self._later: list[Action[T]] = []
         self.admission = Admission(
-            context, gathering=self.gathering, betting=self.betting, samples=self.samples,
+            context, probing=self.probing, betting=self.betting, samples=self.samples,
             reissuer=self.reissuer, drop=drop, progress=self._progress, later=self._later,
         )  # fmt: skip
         self.closing = False  # the budget is nearly spent: nothing more is skipped
@@ -209,7 +209,7 @@ class UrlCore(Generic[T]):
     def _fetch_failed(self, url: str) -> list[Action[T]]:
         """``url`` went to the downloader and brought no page: no longer on its way for
         any worker of the crawl, and the bets relying on it are re-issued."""
-        self.gathering.probes.done(url)
+        self.probing.probes.done(url)
         self.guard(self.peers.failed, url)
         return self.reissuer.lost(url, "counterpart_failed", follow=True)
 
@@ -265,7 +265,7 @@ class UrlCore(Generic[T]):
         except StoreError as exc:
             self.guard.report(exc)
             return []
-        probed = self.gathering.probes.done(url)
+        probed = self.probing.probes.done(url)
         if probed is not None and original is None:
             self.judge.learner.refute(probed)
         contested = self.reissuer.contested(url)
@@ -300,7 +300,7 @@ class UrlCore(Generic[T]):
         try:
             actions += self._refresh_rules()
             progress = self._progress()
-            actions += self.gathering.confirm(progress)
+            actions += self.probing.confirm(progress)
             closing = self.deadlines.closing(progress, len(self.bets))
             if closing and not self.closing:
                 self.tally.set_value(keys.URL_CLOSING, 1)
@@ -337,7 +337,7 @@ class UrlCore(Generic[T]):
         for trap in self.judge.learner.stop_finite_traps():  # their bets are unsettled now
             logger.debug("simdedup: %s stopped: too few pages to be endless", trap.describe())
         progress = self._progress()
-        actions += self.guard(lambda: self.gathering.confirm(progress, staged=False)) or []
+        actions += self.guard(lambda: self.probing.confirm(progress, staged=False)) or []
         actions += self.guard(self._brought_nothing) or []
         unsettled = self.bets.unsettled(self.judge.learner.stands, self.judge.settles)
         unsettled = self.holds.held(unsettled, closing=self.closing)

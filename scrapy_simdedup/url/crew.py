@@ -1,7 +1,7 @@
 """``Crew``: how many workers share the crawl, and this one's place among them.
 
 Scrapy-redis workers share one queue, so each sends its share of a rule's probes
-(``url/gathered.py``) and a worker alone waits for nothing at idle (``url/idling.py``). The
+(``url/probing.py``) and a worker alone waits for nothing at idle (``url/idling.py``). The
 Scrapy layer updates it from the workers' heartbeats; 1 on a store of its own.
 """
 

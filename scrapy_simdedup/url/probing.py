@@ -1,4 +1,4 @@
-"""``Gathering``: the bets made while a rule is still gathering evidence, and its probes.
+"""``Probing``: requests that teach a rule still gathering evidence, and bets waiting on them.
 
 A parameter or mirror rule is learned from its first copies. While it is, the requests it
 would skip are fetched until enough are on their way to learn it (``probes``: this
@@ -33,7 +33,7 @@ stage ending at the rule's sample; the next stage waits this long at most for th
 verdict (fetched on another worker, it may never reach this one)."""
 
 
-class Gathering(Generic[T]):
+class Probing(Generic[T]):
     """The rules with bets made while they gathered evidence, their samples, and the
     requests on their way that teach them (``probes``)."""
 
