@@ -40,7 +40,7 @@ def _found(seed: int, pages: int, linking: int, about: bool, stratified: bool) -
     fetched = Fetched()
     learner = UrlLearner(None, fetched, min_evidence=3, sample_every=20)
     if not stratified:
-        learner._first_in_section = lambda rule, parts: False  # type: ignore[method-assign]
+        learner.decisions._first_in_section = lambda rule, parts: False  # type: ignore[method-assign]
     for n in range(6):  # the rule is learned on the first copies
         fetched.update({f"{ORIGINAL}/docs/{n}.html", f"{MIRROR}/docs/{n}.html"})
         learner.observe(

@@ -797,7 +797,7 @@ def test_a_path_whose_parameter_brought_a_new_page_is_never_skipped_under_it_aga
     later = json.loads(weakened.to_json()) | {"a_later_field": 1}
     assert Rule.from_json(json.dumps(later).encode()).paths == ("/tag/big",)
     other = _learner(Fetched(), min_evidence=3)
-    taken = other._merge(again, "worker-2", None)
+    taken = other.sharing._merge(again, "worker-2", None)
     assert taken is not None and taken.paths == ("/tag/big",)
 
 
