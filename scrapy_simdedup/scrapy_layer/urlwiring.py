@@ -25,7 +25,7 @@ from scrapy_simdedup.scrapy_layer.reissue import Adoption, RequestParking
 from scrapy_simdedup.scrapy_layer.requestmeta import routed
 from scrapy_simdedup.scrapy_layer.workers import SharedCrawlWorkers
 from scrapy_simdedup.url.core import UrlCore
-from scrapy_simdedup.url.judge import UrlJudge
+from scrapy_simdedup.url.judgewiring import judge_for_crawl
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.scrapy_layer.storeguard import StoreGuard
     from scrapy_simdedup.scrapy_layer.verdictlog import CrawlVerdictLog
     from scrapy_simdedup.url.deadlines import Budget
+    from scrapy_simdedup.url.judge import UrlJudge
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ def open_url_judge(state: DedupState, config: SimDedupConfig) -> UrlJudge:
     logged and raised, when the index refuses it: another stored distance)."""
     index = state.open()
     try:
-        return UrlJudge.for_crawl(
+        return judge_for_crawl(
             index,
             mode=config.url_mode,
             max_distance=config.url_max_distance,
