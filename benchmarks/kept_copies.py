@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 if TYPE_CHECKING:
     from benchmarks.realpages import RealCase
-    from scrapy_simdedup.fingerprint.blocks import Block
+    from scrapy_simdedup.fingerprint.block import Block
     from scrapy_simdedup.judges.confirmation import Confirmation
 
 

@@ -29,7 +29,8 @@ from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.url.actions import Seen
 from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.core import UrlCore
-from scrapy_simdedup.url.judge import MAX_REMEMBERED, UrlJudge
+from scrapy_simdedup.url.judge import MAX_REMEMBERED
+from scrapy_simdedup.url.judgewiring import judge_for_crawl
 
 WARM_UP = 2_000
 HOSTS = 50
@@ -97,7 +98,7 @@ def url_core_bytes(pages: list[tuple[str, str | None]]) -> float:
         tempfile.TemporaryDirectory() as folder,
         open_index(folder, expected_size=len(pages), seed=7) as index,
     ):
-        judge = UrlJudge.for_crawl(
+        judge = judge_for_crawl(
             index, mode="adaptive", max_distance=3, expected_size=len(pages),
             min_evidence=3, sample_every=1000,
         )  # fmt: skip

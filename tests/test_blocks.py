@@ -5,18 +5,19 @@ from pathlib import Path
 import mmh3
 import pytest
 
+from scrapy_simdedup.fingerprint.block import NEAR_BITS, Block
 from scrapy_simdedup.fingerprint.blocks import (
     MAX_BLOCK_CHARS,
     MAX_BLOCKS,
-    NEAR_BITS,
-    Block,
-    PackedBlocks,
-    blocks_from_bytes,
-    blocks_to_bytes,
     packed_text_blocks,
     text_blocks,
 )
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes
+from scrapy_simdedup.fingerprint.packedblocks import (
+    PackedBlocks,
+    blocks_from_bytes,
+    blocks_to_bytes,
+)
 from scrapy_simdedup.fingerprint.simhash import hamming_distance
 from scrapy_simdedup.index.blockcounts import MAX_COUNT, TEMPLATE_PAGES
 from scrapy_simdedup.index.opening import open_index

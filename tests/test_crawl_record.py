@@ -23,7 +23,7 @@ from scrapy_simdedup.scrapy_layer.state import leftover_parked
 from scrapy_simdedup.url.actions import Reissue, Seen, Skip
 from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.core import AWAIT_OTHERS_SECONDS, SAMPLE_WAIT_SECONDS, UrlCore
-from scrapy_simdedup.url.judge import UrlJudge
+from scrapy_simdedup.url.judgewiring import judge_for_crawl
 from tests.test_url_core import Clock, Lot, Tally, _reissued
 
 A, B, C = "http://a.test/1", "http://a.test/2", "http://b.test/1"
@@ -250,7 +250,7 @@ def test_a_copy_another_worker_judged_first_weakens_no_rule_here(redis_url: str)
     ):
         judges = []
         for index, name in ((first_index, "w1"), (second_index, "w2")):
-            judge = UrlJudge.for_crawl(
+            judge = judge_for_crawl(
                 index, mode="adaptive", max_distance=3, expected_size=1_000,
                 min_evidence=3, sample_every=1000,
             )  # fmt: skip
@@ -599,7 +599,7 @@ def test_a_reissue_the_closing_engine_cannot_take_is_kept_only_on_a_crawl_of_its
     it and a later take-over would find it claimed: kept back, it was lost. It is sent
     there (scrapy-redis's shared queue keeps it)."""
     with open_index(redis_url, prefix="unsent", expected_size=1_000) as index:
-        judge = UrlJudge.for_crawl(
+        judge = judge_for_crawl(
             index, mode="adaptive", max_distance=3, expected_size=1_000,
             min_evidence=3, sample_every=1000,
         )  # fmt: skip
@@ -626,7 +626,7 @@ def _two_workers(
     ):
         cores: list[UrlCore[str]] = []
         for index, name in ((first_index, "w1"), (second_index, "w2")):
-            judge = UrlJudge.for_crawl(
+            judge = judge_for_crawl(
                 index, mode="adaptive", max_distance=3, expected_size=1_000,
                 min_evidence=3, sample_every=1000,
             )  # fmt: skip
@@ -652,7 +652,7 @@ def test_a_url_risk_is_not_applied_where_workers_share_the_crawl(redis_url: str)
     on every worker, as at no risk (a rule standing on one worker's samples would keep the
     others' bets in the section where the page differed)."""
     with open_index(redis_url, prefix="risk", expected_size=1_000) as index:
-        judge = UrlJudge.for_crawl(
+        judge = judge_for_crawl(
             index, mode="adaptive", max_distance=3, expected_size=1_000,
             min_evidence=3, sample_every=1000, risk=0.3,
         )  # fmt: skip

@@ -11,7 +11,8 @@ import pytest
 
 from benchmarks import portal
 from benchmarks.corpora import english_articles
-from scrapy_simdedup.fingerprint.blocks import NEAR_BITS, text_blocks
+from scrapy_simdedup.fingerprint.block import NEAR_BITS
+from scrapy_simdedup.fingerprint.blocks import text_blocks
 from scrapy_simdedup.fingerprint.chrome import without_chrome
 from scrapy_simdedup.fingerprint.simhash import hamming_distance, simhash
 from scrapy_simdedup.index.handle import SimHashIndex

@@ -635,7 +635,7 @@ async def _take_over_when(redis_url: str, when: str) -> None:
             assert middleware.core.tick(force=True) == []  # a moment of the crawl: closing
             middleware.spider_idle()  # nothing to stay open for: no DontCloseSpider
         else:
-            middleware._beat()
+            middleware.workers.pulse()  # type: ignore[union-attr]
         holder = dead.holder(url)
         if when == "crawling":
             assert [(r.url, r.meta["simdedup_reissued"]) for r in engine.crawled] == [

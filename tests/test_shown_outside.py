@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from scrapy_simdedup.fingerprint.blocks import PackedBlocks, packed_text_blocks
+from scrapy_simdedup.fingerprint.blocks import packed_text_blocks
 from scrapy_simdedup.fingerprint.fingerprinted import fingerprinted
 from scrapy_simdedup.fingerprint.helper.protocol import (
     LENGTH,
@@ -21,6 +21,7 @@ from scrapy_simdedup.fingerprint.helper.protocol import (
     encode_request,
 )
 from scrapy_simdedup.fingerprint.maincontent import main_content
+from scrapy_simdedup.fingerprint.packedblocks import PackedBlocks
 from scrapy_simdedup.fingerprint.payload import MAX_OUTSIDE, payload_of, split_payload
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES
 from scrapy_simdedup.fingerprint.textprint import exact_hash

@@ -30,7 +30,7 @@ from scrapy_simdedup.url.deadlines import (
     WAITING_SECONDS,
     Budget,
 )
-from scrapy_simdedup.url.judge import UrlJudge
+from scrapy_simdedup.url.judgewiring import judge_for_crawl
 from scrapy_simdedup.url.probes import PROBE_SECONDS
 
 ORIGINAL = "http://a.example"
@@ -88,7 +88,7 @@ def crawl(
     risk: float = 0.0,
 ) -> Iterator[tuple[UrlCore[str], Lot, Tally, Clock]]:
     with open_index(folder, expected_size=10_000, seed=7) as index:
-        judge = UrlJudge.for_crawl(
+        judge = judge_for_crawl(
             index, mode="adaptive", max_distance=3, expected_size=10_000,
             min_evidence=3, sample_every=1000, risk=risk,
         )  # fmt: skip

@@ -16,6 +16,7 @@ from scrapy_simdedup.index.handle import MARKS_FIELD, SimHashIndex
 from scrapy_simdedup.index.opening import open_index
 from scrapy_simdedup.url.bets import Bet, ParkedBets
 from scrapy_simdedup.url.judge import UrlJudge
+from scrapy_simdedup.url.judgewiring import judge_for_crawl, judge_for_stored
 
 ORIGINAL = "http://a.example"
 MIRROR = "http://m.example"
@@ -27,7 +28,7 @@ def crawl_judge(
     folder: Path, mode: str = "adaptive", max_distance: int = 3
 ) -> Iterator[tuple[SimHashIndex, UrlJudge]]:
     with open_index(folder, expected_size=10_000, seed=SEED) as index:
-        judge = UrlJudge.for_crawl(
+        judge = judge_for_crawl(
             index, mode=mode, max_distance=max_distance, expected_size=10_000,
             min_evidence=3, sample_every=1000,
         )  # fmt: skip
@@ -99,7 +100,7 @@ def test_a_url_fetched_by_an_earlier_crawl_is_not_at_hand(tmp_path: Path) -> Non
         assert judge.was_fetched(f"{ORIGINAL}/p/9")
         assert not judge.covers(f"{ORIGINAL}/p/9")
         assert not judge.decide(f"{MIRROR}/p/9").skip  # and the rule is on probation
-        stored = UrlJudge.for_stored(index, mode="adaptive", min_evidence=3)
+        stored = judge_for_stored(index, mode="adaptive", min_evidence=3)
         assert stored is not None
         # The command judges the stored index as it stands: rules as learned, every URL
         # fetched before at hand.

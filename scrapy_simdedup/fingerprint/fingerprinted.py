@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scrapy_simdedup.errors import TextTooShortError
-from scrapy_simdedup.fingerprint.blocks import PackedBlocks, packed_text_blocks, sentence_exacts
+from scrapy_simdedup.fingerprint.blocks import packed_text_blocks, sentence_exacts
 from scrapy_simdedup.fingerprint.chrome import chrome_lines, without_chrome
 from scrapy_simdedup.fingerprint.linklines import is_link_line
 from scrapy_simdedup.fingerprint.nshash import sentence_hashes, split_sentences
+from scrapy_simdedup.fingerprint.packedblocks import PackedBlocks
 from scrapy_simdedup.fingerprint.payload import MAX_OUTSIDE, payload_of
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint, exact_hash, fingerprint_text
 from scrapy_simdedup.fingerprint.tokens import Tokenizer

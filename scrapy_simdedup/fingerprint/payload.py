@@ -20,7 +20,7 @@ from __future__ import annotations
 import struct
 from typing import NamedTuple
 
-from scrapy_simdedup.fingerprint.blocks import PackedBlocks, packed_size
+from scrapy_simdedup.fingerprint.packedblocks import PackedBlocks, packed_size
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 
 MAX_OUTSIDE = 128

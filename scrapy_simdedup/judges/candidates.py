@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.fingerprint.blocks import NEAR_BITS, Block, PackedBlocks
+from scrapy_simdedup.fingerprint.block import NEAR_BITS, Block
+from scrapy_simdedup.fingerprint.packedblocks import PackedBlocks
 from scrapy_simdedup.fingerprint.payload import split_payload
 
 if TYPE_CHECKING:

@@ -60,7 +60,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scrapy_simdedup.fingerprint.blocks import CJK_CHARS_PER_WORD, Block, blocks_from_bytes
+from scrapy_simdedup.fingerprint.block import CJK_CHARS_PER_WORD, Block
+from scrapy_simdedup.fingerprint.packedblocks import blocks_from_bytes
 from scrapy_simdedup.fingerprint.payload import split_payload
 from scrapy_simdedup.fingerprint.sketch import Sketch
 from scrapy_simdedup.judges.edits import (

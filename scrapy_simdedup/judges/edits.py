@@ -16,12 +16,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import TypeVar
 
-from scrapy_simdedup.fingerprint.blocks import (
-    MAX_WORDSET_WORDS,
-    NEAR_BITS,
-    Block,
-    similar_word_sets,
-)
+from scrapy_simdedup.fingerprint.block import MAX_WORDSET_WORDS, NEAR_BITS, Block, similar_word_sets
 
 MIN_ANYWHERE_WORDS = 8
 MAX_TITLE_WORDS = 30

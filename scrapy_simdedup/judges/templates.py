@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from scrapy_simdedup.index.blockcounts import template_of
 
 if TYPE_CHECKING:
-    from scrapy_simdedup.fingerprint.blocks import PackedBlocks
+    from scrapy_simdedup.fingerprint.packedblocks import PackedBlocks
     from scrapy_simdedup.index.blockcounts import BlockCounts
 
 

@@ -323,7 +323,7 @@ def describe_verdict(verdict: Verdict) -> str:
 
 def _print_url_query(index: SimHashIndex, url: str, config: SimDedupConfig) -> None:
     from scrapy_simdedup.errors import UrlNotCheckedError
-    from scrapy_simdedup.url.judge import UrlJudge
+    from scrapy_simdedup.url.judgewiring import judge_for_stored
     from scrapy_simdedup.url.parts import url_parts
 
     try:
@@ -332,7 +332,7 @@ def _print_url_query(index: SimHashIndex, url: str, config: SimDedupConfig) -> N
         print(f"url: {url[:200]}: never skipped, {exc}")
         return
     mode = "strict" if config.url_mode == "strict" else "adaptive"
-    judge = UrlJudge.for_stored(index, mode=mode, min_evidence=config.url_min_evidence)
+    judge = judge_for_stored(index, mode=mode, min_evidence=config.url_min_evidence)
     if judge is None:
         print(f"url: {parts.url}: no URL index here; it would be fetched")
         return

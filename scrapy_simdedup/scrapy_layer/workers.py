@@ -2,7 +2,8 @@
 how many workers share the crawl, and what workers known dead parked, taken over.
 
 The middleware holds one when its store is shared (``index.shared``) and calls it from
-Scrapy's events and its looping call; nothing here decides a skip (the URL core does).
+Scrapy's events; its looping call (``start``) looks at the bets' deadlines and beats. Nothing
+here decides a skip (the URL core does).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from scrapy.utils.asyncio import create_looping_call
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -18,6 +21,7 @@ if TYPE_CHECKING:
 
     from scrapy_simdedup.index.heartbeats import Heartbeats
     from scrapy_simdedup.scrapy_layer.reissue import Adopted, Adoption
+    from scrapy_simdedup.url.actions import Action
     from scrapy_simdedup.url.core import UrlCore
 
 logger = logging.getLogger(__name__)
@@ -31,7 +35,7 @@ class SharedCrawlWorkers:
     """This worker among the others of a shared crawl. ``guarded`` runs a store call, a
     store failure closing the spider (and returning None); ``engine_closing`` says whether
     a request sent now would reach a scheduler about to close; ``failed``, whether the
-    store failed."""
+    store failed; ``carry_out`` sends what the core answers to the engine."""
 
     def __init__(
         self,
@@ -42,6 +46,7 @@ class SharedCrawlWorkers:
         guarded: Callable[..., Any],
         engine_closing: Callable[[], bool],
         failed: Callable[[], bool],
+        carry_out: Callable[[list[Action[Request]]], object],
     ) -> None:
         self.heartbeats = heartbeats
         self.adoption = adoption
@@ -49,9 +54,33 @@ class SharedCrawlWorkers:
         self._guarded = guarded
         self._engine_closing = engine_closing
         self._failed = failed
+        self._carry_out = carry_out
+        self._pulse: Any = None  # the looping call: deadlines, heartbeats, dead workers
         self._idle_since: float | None = None  # when this idle began (heartbeats' clock)
         self._mourned: set[str] = set()  # dead workers whose end was logged
         self.counted_at = -COUNT_WORKERS_SECONDS
+
+    def start(self, interval: float) -> None:
+        """Deadlines are looked at as requests go by, and every ``interval`` seconds
+        (``pulse``), with the heartbeat."""
+        self._pulse = create_looping_call(self.pulse)
+        self._pulse.start(interval, now=False)
+
+    def stop(self) -> None:
+        if self._pulse is not None and self._pulse.running:
+            self._pulse.stop()
+        self._pulse = None
+
+    def pulse(self) -> None:
+        """Every ``SIMDEDUP_WORKER_TIMEOUT / 4`` seconds on a shared store: the bets'
+        deadlines, and this worker's part among the others (``beat``)."""
+        if self._failed():
+            return
+        try:  # an error must not end the looping call: this worker would look dead
+            self._carry_out(self._guarded(self._core.tick) or [])
+            self.beat()
+        except Exception:
+            logger.exception("simdedup: the heartbeat failed; it goes on")
 
     def busy(self) -> None:
         """A request goes to the downloader: a later idle is a new one."""

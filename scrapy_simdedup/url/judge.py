@@ -9,16 +9,13 @@ crawl's feed.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.errors import UrlNotCheckedError
-from scrapy_simdedup.index import keyspace
 from scrapy_simdedup.index.marks import FetchedMarks
-from scrapy_simdedup.index.mirrorchoice import agreed_copy
 from scrapy_simdedup.url.features import url_simhash
-from scrapy_simdedup.url.learner import SAMPLE_EVERY, UrlLearner
-from scrapy_simdedup.url.news import RuleNews
+from scrapy_simdedup.url.judgeviews import Awaited, Covered, host_of
+from scrapy_simdedup.url.learner import SAMPLE_EVERY
 from scrapy_simdedup.url.parts import UrlParts, canonical_or_none, url_parts
 from scrapy_simdedup.url.peers import SOLO, Peers
 from scrapy_simdedup.url.rules import FETCH, Decision, Rule
@@ -26,8 +23,8 @@ from scrapy_simdedup.url.rules import FETCH, Decision, Rule
 if TYPE_CHECKING:
     from collections.abc import Callable, Container
 
-    from scrapy_simdedup.index.handle import SimHashIndex
     from scrapy_simdedup.index.permuted import PermutedIndex
+    from scrapy_simdedup.url.learner import UrlLearner
 
 MAX_REMEMBERED = 5_000_000
 """Queued and fetched URLs remembered per crawl; beyond this, fewer skips, never more."""
@@ -75,79 +72,8 @@ class UrlJudge:
         self.held: Container[str] = ()  # URLs skipped on a bet still open (they will come)
         self.peers: Peers = SOLO  # a shared store: the other workers of the crawl (issue 35)
         self._strict_candidates = 0
-        self._covered = _Covered(self, covers_fetched_before)
-        self._awaited = _Awaited(self)
-
-    @classmethod
-    def for_crawl(
-        cls,
-        index: SimHashIndex,
-        *,
-        mode: str,
-        max_distance: int,
-        expected_size: int,
-        min_evidence: int,
-        sample_every: int,
-        risk: float = 0.0,
-    ) -> UrlJudge:
-        """The judge of a crawl: the URL index is made on first use, a different stored
-        ``max_distance`` raises ``StoreMismatchError``; stored rules are on probation; on a
-        store several workers share, rules are exchanged with them while they run.
-        ``risk``: the share of a rule's skipped pages that may differ (``estimate.py``), on a
-        store of its own: workers sharing a crawl do not share their samples yet, and a new
-        page one of them saw ends the rule on all, as at no risk."""
-        urls = index.companion(keyspace.URL_INDEX, max_distance, expected_size)
-        judged = _Judged()
-        shared = urls.shared
-        learner = UrlLearner(
-            urls.store,
-            judged,
-            min_evidence=min_evidence,
-            sample_every=sample_every,
-            news=None if shared is None else RuleNews(shared),
-            risk=risk,
-        )
-        if shared is not None:  # workers choose a mirror pair's copy together (issue 35)
-            learner.choose = partial(agreed_copy, shared)
-        judge = cls(urls, learner, mode=mode, seed=index.seed, sample_every=sample_every)
-        judged.judge = judge
-        learner.first_section = judge._first_section
-        learner.copy_of = judged.copy_of
-        learner.sizes.shared = judge._queued_by_all
-        learner.sizes.shared_requested = judge._requested_by_all
-        return judge
-
-    def _queued_by_all(self, host: str, limit: int) -> list[str]:
-        """At most ``limit`` URLs of ``host`` the workers of the crawl queued (none on a
-        private store: its one process knows them all)."""
-        return self.peers.queued_urls(host, limit)
-
-    def _requested_by_all(self, host: str, limit: int) -> list[str]:
-        """At most ``limit`` URLs of ``host`` the workers of the crawl sent to the
-        downloader (none on a private store)."""
-        return self.peers.requested_urls(host, limit)
-
-    def _first_section(self, hosts: tuple[str, str], section: str) -> bool:
-        """Whether this worker is the first of its crawl to have a mirror pair's evidence
-        in a section (always, on a crawl of one worker): only the first fetches a sample
-        there."""
-        return self.peers.claim_section(hosts, section)
-
-    @classmethod
-    def for_stored(cls, index: SimHashIndex, *, mode: str, min_evidence: int) -> UrlJudge | None:
-        """A judge of what a stored index knows (None when no crawl recorded URLs there):
-        rules as learned, and every URL fetched before counts as at hand."""
-        urls = index.stored_companion(keyspace.URL_INDEX)
-        if urls is None:
-            return None
-        marks = FetchedMarks(urls)
-        learner = UrlLearner(
-            urls.store,
-            lambda url: url in marks or urls.document(url) is not None,
-            min_evidence=min_evidence,
-            probation=False,
-        )
-        return cls(urls, learner, mode=mode, seed=index.seed, covers_fetched_before=True)
+        self._covered = Covered(self, covers_fetched_before)
+        self._awaited = Awaited(self)
 
     def decide(
         self, url: str | UrlParts, *, tally: bool = True, source: UrlParts | None = None
@@ -173,7 +99,7 @@ class UrlJudge:
 
     def _strict(self, parts: UrlParts, *, tally: bool) -> Decision:
         for match in self.urls.near(url_simhash(parts, self.seed)):
-            if match.key != parts.url and _host_of(match.key) == parts.host:
+            if match.key != parts.url and host_of(match.key) == parts.host:
                 rule = Rule("strict", parts.host, other=match.key)
                 if tally:
                     self._strict_candidates += 1
@@ -476,70 +402,7 @@ class UrlJudge:
         return len(self.urls) + len(self.marks)
 
 
-class _Covered:
-    """``url in`` what the crawl has at hand, without building a union of sets."""
-
-    def __init__(self, judge: UrlJudge, fetched_before: bool) -> None:
-        self.judge = judge
-        self.fetched_before = fetched_before
-
-    def __contains__(self, url: object) -> bool:
-        judge = self.judge
-        if not isinstance(url, str):
-            return False
-        if url in judge.queued or judge.brought(url) or url in judge.held:
-            return True
-        if judge.peers.was_queued(url):  # by another worker
-            return True
-        return self.fetched_before and judge.was_fetched(url)
-
-
-class _Awaited:
-    """``url in``: a URL this crawl may still bring, though not queued yet. Its host is
-    crawled (a page of it was fetched in this crawl: a crawl of the mirror alone never
-    reaches the original) and it has not failed, been dropped or been released."""
-
-    def __init__(self, judge: UrlJudge) -> None:
-        self.judge = judge
-
-    def __contains__(self, url: object) -> bool:
-        judge = self.judge
-        return (
-            isinstance(url, str) and url not in judge.lost_now and _host_of(url) in judge.hosts_now
-        )
-
-
-class _Judged:
-    """Whether a URL's page is known to the content index: judged in this crawl, or
-    fetched by an earlier one. A page fetched but not yet judged is no evidence yet (two
-    copies fetched at once would otherwise both look new)."""
-
-    def __init__(self) -> None:
-        self.judge: UrlJudge | None = None
-
-    def __call__(self, url: str) -> bool:
-        judge = self.judge
-        assert judge is not None, "set as soon as the judge is made"
-        if url in judge.fetched_now:
-            return url in judge.judged_now
-        if judge.peers.was_fetched(url):  # by another worker
-            return judge.peers.was_judged(url)
-        return judge.was_fetched(url)
-
-    def copy_of(self, url: str) -> str | None:
-        """The page ``url``'s page was judged a copy of in this crawl, on any worker."""
-        judge = self.judge
-        assert judge is not None, "set as soon as the judge is made"
-        if url in judge.fetched_now:
-            return judge.copies_now.get(url)
-        return judge.peers.judged_copy_of(url)
-
-
 def fetched_before(judge: UrlJudge) -> int:
     """URLs fetched by earlier crawls: the index's, or on a crawl several workers share,
     what it held when the crawl started (not the other workers' fetches of this crawl)."""
     return judge.peers.fetched_before(len(judge))
-
-
-def _host_of(url: str) -> str:
-    return url.split("://", 1)[-1].split("/", 1)[0]

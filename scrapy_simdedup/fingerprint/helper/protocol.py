@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import struct
 
-from scrapy_simdedup.fingerprint.blocks import PackedBlocks
 from scrapy_simdedup.fingerprint.fingerprinted import Fingerprinted
+from scrapy_simdedup.fingerprint.packedblocks import PackedBlocks
 from scrapy_simdedup.fingerprint.payload import split_payload
 from scrapy_simdedup.fingerprint.sketch import SKETCH_BYTES, Sketch
 from scrapy_simdedup.fingerprint.textprint import TextFingerprint
