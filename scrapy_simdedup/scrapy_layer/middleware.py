@@ -28,7 +28,7 @@ from scrapy_simdedup.scrapy_layer.requestmeta import REVISIT_OF, seen
 from scrapy_simdedup.scrapy_layer.signals import content_released, content_verdict
 from scrapy_simdedup.scrapy_layer.startup import config_for
 from scrapy_simdedup.scrapy_layer.state import DedupState
-from scrapy_simdedup.scrapy_layer.storeguard import StoreGuard
+from scrapy_simdedup.scrapy_layer.storeguard import crawl_store_guard
 from scrapy_simdedup.scrapy_layer.urlwiring import open_url_judge, revisits_possible, wire_url_core
 from scrapy_simdedup.scrapy_layer.verdictlog import CrawlVerdictLog
 from scrapy_simdedup.url.actions import FETCH, Skip
@@ -87,7 +87,7 @@ class UrlSimHashMiddleware:
         self.depth_limit = 0  # Scrapy's DEPTH_LIMIT: then a counterpart's depth matters
         self.state = state
         self.verdicts = verdicts or CrawlVerdictLog(crawler, None)
-        self.guard = StoreGuard(crawler, state)
+        self.guard = crawl_store_guard(crawler, state)
         self.judge: UrlJudge | None = None
         self.core: UrlCore[Request] | None = None
         self.answers: CoreAnswers | None = None  # with the core: its answers carried out

@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from scrapy_simdedup.config import SimDedupConfig
     from scrapy_simdedup.scrapy_layer.entering import EnteringRequests
     from scrapy_simdedup.scrapy_layer.state import DedupState
-    from scrapy_simdedup.scrapy_layer.storeguard import StoreGuard
     from scrapy_simdedup.scrapy_layer.verdictlog import CrawlVerdictLog
     from scrapy_simdedup.url.deadlines import Budget
+    from scrapy_simdedup.url.guard import StoreGuard
     from scrapy_simdedup.url.judge import UrlJudge
 
 logger = logging.getLogger(__name__)
@@ -112,7 +112,7 @@ def wire_url_core(
         budget=budget,
         depth_limit=depth_limit,
         route=routed,
-        store_failed=guard.store_failed,
+        store_failed=guard.report,
         failed=lambda: state.failed,
         revisits=revisits,
         counts=partial(crawl_counts, crawler),
@@ -132,7 +132,7 @@ def wire_url_core(
     if heartbeats is not None:
         workers = SharedCrawlWorkers(
             heartbeats,
-            Adoption(lot, answers.send_adopted, guard.store_failed),
+            Adoption(lot, answers.send_adopted, guard.report),
             core,
             guarded=guard,
             engine_closing=partial(engine_closing, crawler),
