@@ -163,3 +163,23 @@ def test_no_module_of_the_package_imports_itself_through_others() -> None:
                 todo.extend(graph[name])
     assert circles == []
     assert len(graph) > 100 and sum(map(len, graph.values())) > 200  # the walk found imports
+
+
+MAX_MODULE_LINES = 500
+MAX_CLASS_LINES = 400
+
+
+def test_no_module_is_longer_than_a_reader_can_hold() -> None:
+    # A module is one concept and a class one job (issue 59): past these sizes a newcomer
+    # cannot find where a rule is decided, and the next change lands in the largest one.
+    too_long = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        if source.count("\n") > MAX_MODULE_LINES:
+            too_long.append(f"{path.relative_to(PACKAGE)}: {source.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_CLASS_LINES:
+                    too_long.append(f"{path.relative_to(PACKAGE)}: class {node.name} {lines}")
+    assert too_long == []
