@@ -91,7 +91,7 @@ def test_a_bet_parked_again_is_due_at_its_new_deadline_only() -> None:
     bets.park(bet)
     stands, came = (lambda rule: True), (lambda url: False)
     assert [b.url for b in bets.overdue(31.0, 10, stands, came)] == ["m/1"]
-    bet.due_seconds, bet.due_pages = 150.0, 460  # waits once more (``_waiting_longer``)
+    bet.due_seconds, bet.due_pages = 150.0, 460  # waits once more (``url/overdue.py``)
     assert bets.park(bet)
     assert bets.overdue(100.0, 100, stands, came) == []  # its old page deadline passed
     assert [b.url for b in bets.overdue(151.0, 100, stands, came)] == ["m/1"]

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.actions import Action, Fetch
     from scrapy_simdedup.url.core import UrlCore
 
-logger = logging.getLogger(__name__)
+# The middleware's logger: its lines keep the name users filter them by.
+logger = logging.getLogger("scrapy_simdedup.scrapy_layer.middleware")
 
 
 class PredictedDuplicate(IgnoreRequest):

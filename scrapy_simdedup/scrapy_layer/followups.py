@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from scrapy_simdedup.scrapy_layer.state import DedupState
     from scrapy_simdedup.url.core import UrlCore
 
-logger = logging.getLogger(__name__)
+# The middleware's logger: its lines keep the name users filter them by.
+logger = logging.getLogger("scrapy_simdedup.scrapy_layer.middleware")
 
 
 class FollowUps:

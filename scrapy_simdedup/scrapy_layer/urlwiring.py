@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.guard import StoreGuard
     from scrapy_simdedup.url.judge import UrlJudge
 
-logger = logging.getLogger(__name__)
+# The middleware's logger: its lines keep the name users filter them by.
+logger = logging.getLogger("scrapy_simdedup.scrapy_layer.middleware")
 
 
 def open_url_judge(state: DedupState, config: SimDedupConfig) -> UrlJudge:

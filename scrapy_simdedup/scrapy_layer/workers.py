@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.core import UrlCore
 
 logger = logging.getLogger(__name__)
+# The heartbeat loop was the middleware's: its line keeps the name users filter it by.
+middleware_logger = logging.getLogger("scrapy_simdedup.scrapy_layer.middleware")
 
 COUNT_WORKERS_SECONDS = 1.0
 """How often, at most, a worker on a shared store counts the crawl's workers (a scan of
@@ -67,6 +69,8 @@ class SharedCrawlWorkers:
         self._pulse.start(interval, now=False)
 
     def stop(self) -> None:
+        """Before the core closes (the middleware's ``spider_closed``): ``pulse`` uses the
+        core without asking whether it is still open."""
         if self._pulse is not None and self._pulse.running:
             self._pulse.stop()
         self._pulse = None
@@ -80,7 +84,7 @@ class SharedCrawlWorkers:
             self._carry_out(self._guarded(self._core.tick) or [])
             self.beat()
         except Exception:
-            logger.exception("simdedup: the heartbeat failed; it goes on")
+            middleware_logger.exception("simdedup: the heartbeat failed; it goes on")
 
     def busy(self) -> None:
         """A request goes to the downloader: a later idle is a new one."""

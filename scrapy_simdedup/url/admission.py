@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.parts import UrlParts
     from scrapy_simdedup.url.probing import Probing
     from scrapy_simdedup.url.reissuing import Reissuer
-    from scrapy_simdedup.url.sampled import SamplesOut
+    from scrapy_simdedup.url.samplesout import SamplesOut
 
 T = TypeVar("T")
 
@@ -160,7 +160,7 @@ class Admission(Generic[T]):
         try:
             decision = self.judge.decide(parts, source=parts_or_none(seen.source))
             if skipping:
-                decision = self.probing.gathered(parts, decision, scheduling=scheduling)
+                decision = self.probing.bet_or_probe(parts, decision, scheduling=scheduling)
         except StoreError as exc:
             self.guard.report(exc)
             return FETCH

@@ -35,7 +35,7 @@ class Bet(Generic[T]):
     due_pages: int = 2**62  # once this many pages were fetched
     past_filter: bool = False  # skipped after the dupefilter saw it: re-issued past it
     pending: bool = False  # its counterpart was not queued yet when it was made
-    extended: bool = False  # its deadline was put off once (``UrlCore._waiting_longer``)
+    extended: bool = False  # its deadline was put off once (``url/overdue.py``)
     gathering: bool = False  # made before its rule was learned: never final until it is
 
 

@@ -3,7 +3,7 @@
 The core (``url/core.py``) answers the crawl's events; its parts make bets
 (``url/betting.py``), confirm those made while a rule gathered evidence
 (``url/probing.py``), re-issue them (``url/reissuing.py``), hold them at idle
-(``url/idling.py``) and count samples (``url/sampled.py``). They all work on one crawl's
+(``url/idling.py``) and count samples (``url/samplesout.py``). They all work on one crawl's
 bets, judge, stats and store guard: built once by the core and handed to each.
 """
 

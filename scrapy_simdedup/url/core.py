@@ -30,7 +30,6 @@ from scrapy_simdedup import stats as keys
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.url.actions import Fetch, Reissue, Skip
 from scrapy_simdedup.url.admission import Admission
-from scrapy_simdedup.url.awaiting import AwaitingVerdict
 from scrapy_simdedup.url.bets import ParkedBets
 from scrapy_simdedup.url.betting import BetMaker
 from scrapy_simdedup.url.context import CoreContext, Parking, Tally
@@ -45,10 +44,11 @@ from scrapy_simdedup.url.parts import (
     canonical_url,
     url_parts,
 )
+from scrapy_simdedup.url.pendingverdicts import PendingVerdicts
 from scrapy_simdedup.url.probing import SAMPLE_WAIT_SECONDS, Probing
 from scrapy_simdedup.url.reissuing import Reissuer
 from scrapy_simdedup.url.rulecounts import RuleCounts
-from scrapy_simdedup.url.sampled import SamplesOut
+from scrapy_simdedup.url.samplesout import SamplesOut
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -130,7 +130,7 @@ class UrlCore(Generic[T]):
         self._counts = counts
         self._started = clock()
         self._next_tick = 0.0
-        self._awaiting_verdict: AwaitingVerdict[T] = AwaitingVerdict()
+        self._awaiting_verdict: PendingVerdicts[T] = PendingVerdicts()
         self.rule_counts = RuleCounts(judge, tally, clock)
         self.resumed = False  # a job's later run (JOBDIR), on a store of its own
         self.follows_failed = False  # failed links are followed on mirrors (adaptive, dropping)
@@ -346,7 +346,7 @@ class UrlCore(Generic[T]):
         return actions
 
     def _brought_nothing(self) -> list[Action[T]]:
-        """Pages fetched whose verdict never came by idle (``AwaitingVerdict``), in
+        """Pages fetched whose verdict never came by idle (``PendingVerdicts``), in
         adaptive mode when failed links are followed on mirrors."""
         if not self.follows_failed or self.judge.mode != "adaptive":
             return []

@@ -12,7 +12,7 @@ queued page may sit deep in Scrapy's last-in-first-out queue for most of a crawl
 ``benchmarks/crawl.py --only site``). A pending bet whose counterpart was queued by then,
 or whose counterpart's path is at hand under another query (queued, fetched or parked),
 waits once more, ``WAITING_FETCHES`` or ``WAITING_SECONDS`` (``once_more``,
-``UrlCore._waiting_longer``), and one whose counterpart a parameter rule skips on a page
+``url/overdue.py``), and one whose counterpart a parameter rule skips on a page
 that came waits again, as a bet on a queued page, each time (``UrlJudge.settles``); a bet
 read back from an interrupted crawl is due at once; one made while its rule was still
 gathering evidence is due after ``GATHERING_FETCHES`` or ``GATHERING_SECONDS`` unless the

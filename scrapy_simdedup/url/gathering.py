@@ -3,9 +3,10 @@
 A rule skips nothing until it is learned, but its first pages are on their way while it
 learns: a mirror linked from its home page sends its sections to the downloader before
 three copies teach the rule, and two workers send twice as many (issue 35). The URL core
-(``UrlCore._gathered``) may skip such a request on a bet that those pages say what the
+(``Probing.bet_or_probe``) may skip such a request on a bet that those pages say what the
 rule's copies so far say; this module says which bet, and when none may be made any more
-in this crawl (``refute``). Whether a bet stands once the rule is learned is the core's.
+in this crawl (``refute``). Whether the bet is made, and whether it stands once the rule is
+learned, is the core's (``url/probing.py``).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ class GatheringBets:
         covered: Container[str],
         ready: Callable[[Rule], bool] | None = None,
     ) -> Decision | None:
-        """A bet made while a rule's first pages are on their way (``UrlCore._gathered``):
+        """A bet made while a rule's first pages are on their way (``Probing.bet_or_probe``):
         on a parameter rule (``_gathering_parameter``), else on a mirror rule
         (``_gathering_mirror``); None when neither applies."""
         if parts.params:

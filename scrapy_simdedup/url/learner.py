@@ -318,7 +318,7 @@ class UrlLearner:
         covered: Container[str],
         ready: Callable[[Rule], bool] | None = None,
     ) -> Decision | None:
-        """A bet made while a rule's first pages are on their way (``UrlCore._gathered``);
+        """A bet made while a rule's first pages are on their way (``Probing.bet_or_probe``);
         None when none applies (``GatheringBets.bet``)."""
         return self.gathering_bets.bet(parts, covered, ready)
 

@@ -5,6 +5,10 @@ would skip are fetched until enough are on their way to learn it (``probes``: th
 worker's share of them, ``Crew``); the rest wait on bets marked ``gathering``. Once the
 rule is learned (or met a new page) those bets are confirmed a stage at a time, each stage
 ending at the rule's next sample, or re-issued (``unconfirmed``).
+
+The learner says which bet a rule still gathering evidence would make
+(``url/gathering.py``); this module, the core's, says whether it is made or the request
+goes to teach the rule, and what becomes of the bets once the rule is learned.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ class Probing(Generic[T]):
         """A bet was made on ``rule`` while it gathers evidence."""
         self._rules.add(rule.identity)
 
-    def gathered(self, parts: UrlParts, decision: Decision, *, scheduling: bool) -> Decision:
+    def bet_or_probe(self, parts: UrlParts, decision: Decision, *, scheduling: bool) -> Decision:
         """A request no learned rule skips, of a kind a parameter rule is still learning
         (``UrlLearner.gathering``): skipped on a bet once as many requests of that kind
         are on their way as the rule needs to be learned, else fetched, and counted on

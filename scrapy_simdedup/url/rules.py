@@ -112,7 +112,7 @@ class Rule:
         """Whether the rule may skip at all: ``MIN_DUPLICATE_SHARE`` of its verdicts copies
         (and, for a mirror, copies among content pages). With a risk, a rule a run proved
         in this crawl (``proven``) skips on such counts while its samples bound the share
-        of its differing skips within the risk (``UrlLearner._learned``), however recent
+        of its differing skips within the risk (``Standing.learned``), however recent
         its last new page. A trap stops at its first new page (``stopped``): a calendar's
         busy day says nothing of the next."""
         share = self.duplicates / max(1, self.duplicates + self.uniques)

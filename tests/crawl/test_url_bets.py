@@ -579,6 +579,7 @@ def test_a_long_finite_calendar_is_fetched_in_full(tmp_path: Path) -> None:
             assert _kept(crawl, urls, sites) == _distinct(sites), concurrency
             stats = crawl.simdedup()
             assert stats.get("simdedup/url/final", 0) == 0, stats
+            assert stats.get("simdedup/url/skipped/trap", 0) > 0, stats  # the trap was learned
     skipped = stats.get("simdedup/url/skipped/trap", 0)
     assert skipped > 1_000, f"one request at a time, the trap skipped {skipped}: {stats}"
 

@@ -1,4 +1,4 @@
-"""``AwaitingVerdict``: fetched requests remembered until their content verdict.
+"""``PendingVerdicts``: fetched requests remembered until their content verdict.
 
 A copy of a page this crawl did not keep may need a re-visit of the page it copies, taking
 the request's route as the spider routed it; a soft 404's links are followed on mirrors as
@@ -25,7 +25,7 @@ MAX_AWAITING_VERDICT = 10_000
 a soft 404's links are followed on mirrors as it was routed)."""
 
 
-class AwaitingVerdict(Generic[T]):
+class PendingVerdicts(Generic[T]):
     """Canonical URL -> the request's ticket, as routed, in the order fetched."""
 
     def __init__(self) -> None:
