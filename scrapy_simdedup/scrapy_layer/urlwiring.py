@@ -105,6 +105,7 @@ def wire_url_core(
         guard(heartbeats.beat)
     owner = heartbeats.worker if heartbeats else ""
     lot = ParkingLot(store, crawler.spider, owner=owner)
+    follows_failed = config.url_mode == "adaptive" and config.drop
     core = UrlCore(
         judge,
         RequestParking(lot, heartbeats.alive if heartbeats else None),
@@ -116,14 +117,14 @@ def wire_url_core(
         store_failed=guard.report,
         failed=lambda: state.failed,
         revisits=revisits,
+        resumed=resumed_job(crawler) and shared is None,
+        follows_failed=follows_failed,
         counts=partial(crawl_counts, crawler),
     )
-    core.resumed = resumed_job(crawler) and shared is None
     if state.crawl is not None:  # workers sharing a crawl
         judge.peers = state.crawl
     failed_links = None
-    if config.url_mode == "adaptive" and config.drop:
-        core.follows_failed = True
+    if follows_failed:
         failed_links = FailedLinks(
             crawler, judge, core.betting_on, verdicts, routed=routed, guarded=guard
         )

@@ -79,7 +79,9 @@ class UrlCore(Generic[T]):
     re-visit; ``store_failed`` is told of a store error (the core then decides nothing
     more) and ``failed()`` says whether the crawl's store failed. ``drop=False`` (annotate
     mode) skips nothing: would-be skips are counted. ``revisits``: an earlier crawl's kept
-    pages may need a re-visit (a private store that holds some). ``counts()``: the pages
+    pages may need a re-visit (a private store that holds some). ``resumed``: a job's later
+    run (JOBDIR) on a store of its own; ``follows_failed``: a failed link is followed on
+    the mirrors (adaptive mode, dropping). ``counts()``: the pages
     fetched and the items scraped so far (the Scrapy layer reads Scrapy's stats), which
     deadlines and a budget in pages or items are measured in."""
 
@@ -96,6 +98,8 @@ class UrlCore(Generic[T]):
         store_failed: Callable[[StoreError], None] = lambda exc: None,
         failed: Callable[[], bool] = lambda: False,
         revisits: bool = False,
+        resumed: bool = False,
+        follows_failed: bool = False,
         counts: Callable[[], tuple[int, int]] = lambda: (0, 0),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -132,8 +136,8 @@ class UrlCore(Generic[T]):
         self._next_tick = 0.0
         self._awaiting_verdict: PendingVerdicts[T] = PendingVerdicts()
         self.rule_counts = RuleCounts(judge, tally, clock)
-        self.resumed = False  # a job's later run (JOBDIR), on a store of its own
-        self.follows_failed = False  # failed links are followed on mirrors (adaptive, dropping)
+        self.resumed = resumed  # a job's later run (JOBDIR), on a store of its own
+        self.follows_failed = follows_failed  # on mirrors (adaptive, dropping)
 
     # -- the crawl's events ---------------------------------------------------------------
 
