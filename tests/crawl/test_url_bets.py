@@ -560,14 +560,15 @@ def test_a_depth_limit_keeps_the_sections_only_a_mirrors_chapters_reach(tmp_path
 def test_a_long_finite_calendar_is_fetched_in_full(tmp_path: Path) -> None:
     """1,216 days listed on one index, 6 with events: the trap skipped more than 1,000
     requests, was taken for endless, and its skips were final (6 of 6 lost, issue 34). A
-    trap is endless by its structure, not by a count: its skips here come from the index.
+    trap is endless by its structure, not by a count: its skips are never final.
 
-    Whether the trap stays learned depends on the order of fetches: with four requests at
-    a time, in about one round in seven day 1200 (among the first the scheduler pops)
-    comes back new just after the trap was learned from the first copies, and the
-    weakened trap is not learned again (46-59 skips, all re-issued). So the trap's skips
-    are counted on a crawl of one request at a time, whose order is the scheduler's, and
-    the losses on both."""
+    How many requests the trap skips depends on the order of fetches and verdicts, which
+    differs between machines: when a busy day comes back new as one of the trap's samples
+    soon after the trap was learned, the weakened trap re-issues every skip (433 of 433
+    on one machine, none on another, at one request at a time). So the crawls at four and
+    at one request at a time assert what holds in every order: the trap was learned, none
+    of its skips was final, and every distinct day was kept. How much it saves is the
+    scenario benchmark's to measure."""
     busy = (1, 200, 400, 600, 800, 1200)
     sites = {"calendar": urlsites.calendar(days=1216, busy=busy, latency=0.01)}
     with urlsites.serve(sites) as urls:
@@ -580,8 +581,6 @@ def test_a_long_finite_calendar_is_fetched_in_full(tmp_path: Path) -> None:
             stats = crawl.simdedup()
             assert stats.get("simdedup/url/final", 0) == 0, stats
             assert stats.get("simdedup/url/skipped/trap", 0) > 0, stats  # the trap was learned
-    skipped = stats.get("simdedup/url/skipped/trap", 0)
-    assert skipped > 1_000, f"one request at a time, the trap skipped {skipped}: {stats}"
 
 
 def test_requests_held_while_a_parameter_is_learned_lose_no_page_of_their_own(
