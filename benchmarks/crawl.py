@@ -349,7 +349,9 @@ def _kept(feed: Path, served: dict[str, str], contents: Contents) -> set[str]:
     return kept
 
 
-_BOUND = re.compile(r"mirrors \S+: [\d,]+ samples?, [\d,]+ new: at most ([\d.]+)%")
+_BOUND = re.compile(
+    r"mirrors \S+(?: \(the copy: .*?\))?: [\d,]+ samples?, [\d,]+ new: at most ([\d.]+)%"
+)
 
 
 def url_scenarios(rounds: int, only: list[str] | None = None, risk: float | None = None) -> None:
