@@ -63,7 +63,11 @@ URL_STRICT_SAMPLED_NEW = "simdedup/url/strict/sampled_new"  # strict samples: di
 URL_RULES_HELD = "simdedup/url/rules_held"
 """New pages where a rule in force predicted a copy and that left it standing: its counts
 still bound the share of its differing pages within SIMDEDUP_URL_RISK (the bets of the
-page's section were re-issued)."""
+page's section were re-issued, unless its section's samples bound it too:
+``URL_SECTIONS_HELD``)."""
+URL_SECTIONS_HELD = "simdedup/url/sections_held"
+"""Of those, the new pages whose section's own samples (judged there, new there) still
+bound its differing pages within SIMDEDUP_URL_RISK: no bet was re-issued."""
 URL_MIRROR_HOSTS = "simdedup/url/mirror_hosts"
 URL_PATTERNS = "simdedup/url/patterns_learned"
 URL_TRAPS = "simdedup/url/traps_learned"

@@ -1020,6 +1020,40 @@ def test_a_new_page_re_issues_its_sections_bets_when_the_rule_stands_all_when_it
             assert tally["simdedup/url/rules_held"] == 0
 
 
+def test_a_new_page_among_its_sections_many_copies_re_issues_nothing_within_the_risk(
+    tmp_path: Path,
+) -> None:
+    """A mirror of one section, ``/p/``, some of whose pages lag behind (issue 60's lagging
+    mirror): with a risk of 10%, once the rule's samples in ``/p/`` bound its differing
+    pages within the risk, a sample that comes back new there re-issues none of the
+    section's bets (before, all of them went at each such page: on a mirror of one
+    section, nothing was saved). A section whose first sample is new still loses its
+    bets (``test_a_new_page_re_issues_its_sections_bets_when_the_rule_stands_all_when_it_ends``)."""
+    with crawl(tmp_path / "db", risk=0.1) as (core, _, tally, _):
+        _teach_mirror(core)
+        skipped, samples = [], 0
+        for n in range(3, 3000):
+            _page(core, f"{ORIGINAL}/p/{n}")
+            url = f"{MIRROR}/p/{n}"
+            if isinstance(core.scheduled(Seen(url, url)), Skip):
+                skipped.append(url)
+                continue
+            core.fetched(url, url, 200)
+            if samples < 50:  # a copy, as predicted
+                samples += 1
+                core.verdict(url, f"{ORIGINAL}/p/{n}")
+                continue
+            assert _reissued(core.verdict(url, None)) == {}  # an older version: new
+            break
+        else:
+            raise AssertionError(f"{samples} samples among 3,000 would-be skips")
+        assert tally["simdedup/url/sections_held"] == 1
+        assert len(skipped) > 100 and all(core.bets.get(url) for url in skipped)
+        rule = core.judge.learner.rules()[0]
+        assert core.judge.learner.stands(rule.identity)
+        assert "51 samples, 1 new" in core.judge.learner.estimate(rule)
+
+
 def test_a_sample_judged_before_its_counterpart_counts_once_the_counterpart_copies_it(
     tmp_path: Path,
 ) -> None:

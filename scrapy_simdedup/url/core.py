@@ -274,7 +274,7 @@ class UrlCore(Generic[T]):
             self.judge.learner.refute(probed)
         contested = self.reissuer.contested(url)
         if contested is not None and original is None:
-            against = self.guard(self.judge.learner.contradicted, contested) or []
+            against = self.guard(self.judge.learner.contradicted, contested, url) or []
             weakened = [*weakened, *against]
         self.samples.count(
             self.judge.learner, url, original, sampled=sampled, waiting=waiting, weakened=weakened

@@ -201,15 +201,16 @@ class UrlLearner:
         """What ``rule``'s samples say, as a user reads it (``estimate.describe_bound``)."""
         return self.sampling.estimate(rule)
 
-    def sampled(self, identity: str) -> None:
-        """A request the rule ``identity`` would have skipped, fetched as its sample, was
-        judged a copy, as the rule predicted. (A sample that came back new where the rule
-        predicted a copy counts as one that differed: ``Sampling.differed``.)"""
+    def sampled(self, identity: str, url: str | None = None) -> None:
+        """A request the rule ``identity`` would have skipped, fetched as its sample
+        (``url``), was judged a copy, as the rule predicted. (A sample that came back new
+        where the rule predicted a copy counts as one that differed:
+        ``Sampling.differed``.)"""
         rule = self.book.get(identity)
         if rule is not None:
-            self.sampling.sampled(rule)
+            self.sampling.sampled(rule, url)
 
-    def sample_differed(self, identity: str, weakened: list[Rule]) -> None:
+    def sample_differed(self, identity: str, weakened: list[Rule], url: str | None = None) -> None:
         """A sample of the rule ``identity``, judged new before its counterpart, differs
         from it (the counterpart came back new, or a copy of another page): counted, unless
         the counterpart's verdict counted it already, weakening the rule (a mirror's)."""
@@ -219,7 +220,7 @@ class UrlLearner:
         reverse = self.standing.reverse(rule) if rule.kind == "mirror" else None
         names = {rule.identity, *((reverse.identity,) if reverse is not None else ())}
         if all(other.identity not in names for other in weakened):
-            self.sampling.differed([rule], (identity,))
+            self.sampling.differed([rule], (identity,), url)
 
     def rule(self, identity: str) -> Rule | None:
         """The rule called ``identity`` (a bet names its rule so), None when unknown."""
@@ -347,11 +348,20 @@ class UrlLearner:
         Returns the rules this evidence weakened (``Observer.observe``)."""
         return self.observer.observe(parts, original, samples)
 
-    def contradicted(self, identity: str) -> list[Rule]:
-        """A request skipped on the rule ``identity`` waited for a counterpart that never
-        came, was re-issued, and its page came back new (``Observer.contradicted``).
-        Returns the rule, or nothing when it is unknown."""
-        return self.observer.contradicted(identity)
+    def contradicted(self, identity: str, url: str | None = None) -> list[Rule]:
+        """A request (``url``) skipped on the rule ``identity`` waited for a counterpart
+        that never came, was re-issued, and its page came back new
+        (``Observer.contradicted``). Returns the rule, or nothing when it is unknown."""
+        return self.observer.contradicted(identity, url)
+
+    def section_bound(self, rule: Rule, section: str) -> float:
+        """At most this share of ``rule``'s would-be skips in ``section`` differ
+        (``Sampling.section_bound``)."""
+        return self.sampling.section_bound(rule, section)
+
+    def section_estimate(self, rule: Rule, section: str) -> str:
+        """What ``rule``'s samples in ``section`` say, as a user reads it."""
+        return self.sampling.section_estimate(rule, section)
 
     def refresh(self) -> list[Rule]:
         """Every few seconds, on a store several workers share: exchange rules with the

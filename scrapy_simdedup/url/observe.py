@@ -82,7 +82,7 @@ class Observer:
         for rule in weakened:
             self._record(rule, duplicate=False)
             self.book.save_soon(rule)
-        self.standing.sampling.differed(weakened, samples)
+        self.standing.sampling.differed(weakened, samples, parts.url)
         if weakened:
             self.standing.changed()
         if self.sharing.news is not None and weakened:  # at once: the others stop betting on it
@@ -116,7 +116,7 @@ class Observer:
                 weakened.append(rule)
         return weakened
 
-    def contradicted(self, identity: str) -> list[Rule]:
+    def contradicted(self, identity: str, url: str | None = None) -> list[Rule]:
         """A request skipped on the rule ``identity`` waited for a counterpart that never
         came, was re-issued, and its page came back new: the rule bet on a copy of a page
         its other host lacks (a site taken for the copy of its own partial mirror, a section
@@ -131,7 +131,8 @@ class Observer:
             return []
         rule.waits = False
         self._record(rule, duplicate=False)
-        self.standing.sampling.differed([rule], (rule.identity,))  # a skip of it, fetched after all
+        # a skip of it (``url``), fetched after all
+        self.standing.sampling.differed([rule], (rule.identity,), url)
         self.book.save_soon(rule)
         self.standing.changed()
         if self.sharing.news is not None:

@@ -19,6 +19,7 @@ from scrapy_simdedup.url.bets import Bet
 from scrapy_simdedup.url.features import section_template
 from scrapy_simdedup.url.parts import canonical_or_none, parts_or_none
 from scrapy_simdedup.url.rules import kind_of, template_path
+from scrapy_simdedup.url.sections import section_of
 
 if TYPE_CHECKING:
     from scrapy_simdedup.url.actions import Action
@@ -130,15 +131,29 @@ class Reissuer(Generic[T]):
 
     def contradicted(self, rule: Rule, key: str, url: str) -> list[Action[T]]:
         """``url``'s page came back new where ``rule`` predicted a copy. A rule whose counts
-        still bound the share of its differing pages within ``SIMDEDUP_URL_RISK`` stands:
-        only the bets of the page's section (``section_template``) are re-issued, the
-        section where a page differs; otherwise the rule is weakened and all of its go."""
+        still bound the share of its differing pages within ``SIMDEDUP_URL_RISK`` stands.
+        So do the bets of the page's section (``section_template``) while the rule's
+        samples there bound its differing pages within the risk as well
+        (``url/sections.py``): the page is one of the differing few the user accepts
+        (re-issuing every bet of a site of one section at each of them saved nothing on a
+        mirror a thirtieth of whose pages lag behind). Otherwise the bets of its section
+        are re-issued, the section where pages differ; and a rule that no longer stands is
+        weakened, and all of its bets go."""
         # At no risk every skip of a rule a new page contradicted goes, as it always did
         # (a mirror pair may stand on the copies the other way).
         learner = self.judge.learner
         section = section_of(url) if learner.risk > 0 else None
         if section is not None and self.judge.stands(rule):
             self.tally.inc_value(keys.URL_RULES_HELD)
+            if learner.section_bound(rule, section) <= learner.risk:
+                self.tally.inc_value(keys.URL_SECTIONS_HELD)
+                if logger.isEnabledFor(logging.DEBUG):
+                    logger.debug(
+                        "simdedup: %s is new: %s stands (%s), and in /%s (%s)",
+                        key, rule.describe(), learner.estimate(rule), section,
+                        learner.section_estimate(rule, section),
+                    )  # fmt: skip
+                return []
             bets = self.bets.under_if(rule.identity, lambda bet: section_of(bet.url) == section)
             actions = self.reissue(bets, "rule_contradicted")
             if logger.isEnabledFor(logging.DEBUG):
@@ -221,9 +236,3 @@ class Reissuer(Generic[T]):
             )
 
         return self.reissue(self.bets.take_where(on_switcher), "switcher")
-
-
-def section_of(url: str) -> str | None:
-    """The section (``section_template``) of a URL, as rules name sections."""
-    parts = parts_or_none(url)
-    return None if parts is None else template_path(section_template(parts))

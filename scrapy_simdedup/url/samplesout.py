@@ -79,15 +79,15 @@ class SamplesOut:
         the same; otherwise the two differ, and the sample counts as one that did (a
         parameter rule's sample, whose counterpart came back new, weakened nothing)."""
         if waiting is not None and original and canonical_or_none(original) == waiting[1]:
-            self.guard(learner.sampled, waiting[0])
+            self.guard(learner.sampled, waiting[0], waiting[1])
         elif waiting is not None:
-            self.guard(learner.sample_differed, waiting[0], weakened)
+            self.guard(learner.sample_differed, waiting[0], weakened, waiting[1])
         if sampled is None:
             return
         identity, counterpart = sampled
         if original is not None:
             if canonical_or_none(original) == counterpart:  # not a soft 404's, a re-visit's
-                self.guard(learner.sampled, identity)
+                self.guard(learner.sampled, identity, url)
         elif counterpart is not None and all(rule.identity != identity for rule in weakened):
             _remember(self._waiting, counterpart, (identity, url))
 

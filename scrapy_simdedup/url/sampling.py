@@ -9,7 +9,9 @@ that taught the rule and new pages no sample brought are no draws from its skips
 not. The counts bound the share of its skips that differ (``url/estimate.py``); with a
 risk (``SIMDEDUP_URL_RISK``) the samples are drawn at random, one in two until they could
 stand one new page within the risk. A mirror's two directions are one rule here: their
-samples are counted together.
+samples are counted together. Each section's are counted apart as well
+(``url/sections.py``): where a page came back new, its section's own samples decide
+whether the bets waiting there go.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import random
 from typing import TYPE_CHECKING
 
 from scrapy_simdedup.url.estimate import describe_bound, share_bound
+from scrapy_simdedup.url.sections import SectionCounts
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,6 +45,7 @@ class Sampling:
         self.sample_every = sample_every
         self.risk = risk
         self._draw = random.Random()  # samples, with a risk: at random
+        self.sections = SectionCounts()
 
     def samples(self, rule: Rule) -> tuple[int, int]:
         """(samples of ``rule`` judged, of them new): either way between its two hosts
@@ -62,20 +66,23 @@ class Sampling:
         taken, new = self.samples(rule)
         return describe_bound(new, taken)
 
-    def sampled(self, rule: Rule) -> None:
-        """A request ``rule`` would have skipped, fetched as its sample, was judged a copy,
-        as the rule predicted."""
+    def sampled(self, rule: Rule, url: str | None = None) -> None:
+        """A request ``rule`` would have skipped, fetched as its sample (``url``), was
+        judged a copy, as the rule predicted."""
         rule.samples += 1  # this crawl's: not stored
+        if url is not None:
+            self.sections.judged(rule.identity, url, new=False)
         if self.risk > 0.0:  # its bound may let it stand again
             self._changed()
 
-    def differed(self, rules: list[Rule], samples: tuple[str, ...]) -> None:
+    def differed(self, rules: list[Rule], samples: tuple[str, ...], url: str | None = None) -> None:
         """One page came back new where ``rules`` predicted a copy: for each of them whose
         sample it settles (``samples``: rule identities; a mirror's two directions are one
         rule here), a sample that differed, counted once. A new page no sample brought is
         evidence against the rule (it ends its run of copies) but no draw from its skips:
         counted, it stated "at most 49.1%" where a twentieth of the skips differed, for
-        copies are counted only as samples (``sampled``)."""
+        copies are counted only as samples (``sampled``). So in the section of ``url``
+        (the new page): a section with no sample judged is bound by nothing."""
         counted: set[str] = set()
         for rule in rules:
             reverse = self._reverse(rule) if rule.kind == "mirror" else None
@@ -85,6 +92,22 @@ class Sampling:
             rule.samples += 1
             rule.samples_new += 1
             counted.update(names)
+            if url is not None:
+                self.sections.judged(rule.identity, url, new=True)
+
+    def section_bound(self, rule: Rule, section: str) -> float:
+        """At most this share of the pages of ``section`` that ``rule`` would skip differ,
+        by its samples judged there (``sections.py``); for a mirror, either way."""
+        return self.sections.bound(self._names(rule), section)
+
+    def section_estimate(self, rule: Rule, section: str) -> str:
+        """What ``rule``'s samples in ``section`` say, as a user reads it."""
+        judged, new = self.sections.counts(self._names(rule), section)
+        return describe_bound(new, judged)
+
+    def _names(self, rule: Rule) -> tuple[str, ...]:
+        reverse = self._reverse(rule) if rule.kind == "mirror" else None
+        return (rule.identity,) if reverse is None else (rule.identity, reverse.identity)
 
     def takes_sample(self, rule: Rule) -> bool:
         """One more request ``rule`` would skip: whether it is fetched as the rule's sample
