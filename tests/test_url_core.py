@@ -810,8 +810,8 @@ def test_a_request_of_the_kind_that_came_back_new_reissues_the_waiting_ones_thou
     tmp_path: Path,
 ) -> None:
     """The second ``?sid=`` page back is new, before its bare page (queued) came: no rule
-    counts it, and three copies then teach the rule. At no risk the requests that waited
-    meanwhile are re-issued all the same: what they waited on did not hold."""
+    counts it, and three copies then teach the rule. The requests that waited meanwhile
+    are re-issued all the same: what they waited on did not hold."""
     with crawl(tmp_path / "db") as (core, lot, _, _):
         for n in (0, 2, 3, 4, 5, 6, 7):
             _page(core, f"{ORIGINAL}/news/{n}")
@@ -831,51 +831,6 @@ def test_a_request_of_the_kind_that_came_back_new_reissues_the_waiting_ones_thou
         assert core.judge.learner.stands(core.judge.learner.rules()[0].identity)  # learned
         assert _reissued(core.tick(force=True)) == dict.fromkeys(waiting, "unconfirmed")
         assert lot.kept == {}
-
-
-@pytest.mark.parametrize("bare_page", ["new", "a copy", "failed"])
-def test_a_request_of_the_kind_new_before_its_bare_page_waits_for_the_bare_pages_verdict(
-    bare_page: str, tmp_path: Path
-) -> None:
-    """The second ``?sid=`` page back is new, before its bare page (queued) came: of two
-    copies the first judged is new, so nothing is refuted yet, and three copies then teach
-    the rule; the requests that waited meanwhile are confirmed (one, the rule's sample,
-    is fetched). The bare page then decides: new (the two differ) or failed (nothing says
-    they are one page), the rule is contradicted and every bet on it re-issued; a copy of
-    the ``?sid=`` page, and the bets stand. So with a risk; at no risk the first verdict
-    re-issues them all (above): on a 400-article mirror, 190 requests fetched for nothing."""
-    with crawl(tmp_path / "db", risk=0.1) as (core, _, _, _):
-        for n in (0, 2, 3, 4, 5, 6, 7):
-            _page(core, f"{ORIGINAL}/news/{n}")
-        core.scheduled(Seen(f"{ORIGINAL}/news/1", "queued"))
-        variants = [f"{ORIGINAL}/news/{n}?sid=s{n}" for n in range(7)]
-        waiting = [url for url in variants if _on_its_way(core, url) is not None]
-        assert waiting == variants[3:]
-        core.fetched(variants[1], variants[1], 200)
-        core.verdict(variants[1], None)
-        for n in (0, 2):
-            core.verdict(f"{ORIGINAL}/news/{n}?sid=s{n}", f"{ORIGINAL}/news/{n}")
-        seventh = f"{ORIGINAL}/news/7?sid=s7"
-        assert _on_its_way(core, seventh) is None  # the rule needs a third copy: a probe
-        core.verdict(seventh, f"{ORIGINAL}/news/7")
-        rule = core.judge.learner.rules()[0]
-        assert core.judge.learner.stands(rule.identity)  # learned
-        confirmed = _reissued(core.tick(force=True))
-        assert set(confirmed.values()) <= {"unconfirmed"} and len(confirmed) <= 1, confirmed
-        standing = [url for url in waiting if url not in confirmed and url in core.bets]
-        assert len(standing) >= 2, (standing, confirmed)
-        bare = f"{ORIGINAL}/news/1"
-        if bare_page == "failed":
-            actions = core.fetched(bare, bare, 503)
-        else:
-            core.fetched(bare, bare, 200)
-            actions = core.verdict(bare, None if bare_page == "new" else variants[1])
-        reissued = _reissued(actions)
-        if bare_page == "a copy":
-            assert reissued == {} and all(url in core.bets for url in standing)
-        else:
-            assert set(standing) <= set(reissued), (reissued, standing)
-            assert not core.judge.learner.stands(rule.identity)
 
 
 def test_a_late_verdict_of_a_request_no_longer_counted_on_its_way_still_refutes(

@@ -213,11 +213,9 @@ class UrlCore(Generic[T]):
     def _fetch_failed(self, url: str) -> list[Action[T]]:
         """``url`` went to the downloader and brought no page: no longer on its way for
         any worker of the crawl, and the bets relying on it are re-issued."""
-        actions: list[Action[T]] = []
-        for rule, probe in self.probing.failed(url):  # its probe differs from it, then
-            actions += self.reissuer.contradicted(rule, probe, probe)
+        self.probing.probes.done(url)
         self.guard(self.peers.failed, url)
-        return actions + self.reissuer.lost(url, "counterpart_failed", follow=True)
+        return self.reissuer.lost(url, "counterpart_failed", follow=True)
 
     def dropped(self, url: str) -> list[Action[T]]:
         """Scrapy's scheduler refused a request queued here (its dupefilter): it will not
@@ -271,7 +269,9 @@ class UrlCore(Generic[T]):
         except StoreError as exc:
             self.guard.report(exc)
             return []
-        weakened = [*weakened, *self.probing.judged(url, original, weakened)]
+        probed = self.probing.probes.done(url)
+        if probed is not None and original is None:
+            self.judge.learner.refute(probed)
         contested = self.reissuer.contested(url)
         if contested is not None and original is None:
             against = self.guard(self.judge.learner.contradicted, contested, url) or []

@@ -13,14 +13,12 @@ goes to teach the rule, and what becomes of the bets once the rule is learned.
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from scrapy_simdedup import stats as keys
 from scrapy_simdedup.errors import StoreError, UrlNotCheckedError
 from scrapy_simdedup.url.actions import Reissue
-from scrapy_simdedup.url.parts import canonical_or_none
-from scrapy_simdedup.url.probes import MAX_PROBES, Probes
+from scrapy_simdedup.url.probes import Probes
 
 if TYPE_CHECKING:
     from scrapy_simdedup.url.actions import Action
@@ -32,10 +30,6 @@ if TYPE_CHECKING:
     from scrapy_simdedup.url.rules import Decision, Rule
 
 T = TypeVar("T")
-V = TypeVar("V")
-
-# The core's logger: its lines keep the name users filter them by.
-logger = logging.getLogger("scrapy_simdedup.url.core")
 
 SAMPLE_WAIT_SECONDS = 10.0
 """A rule's bets made while it gathered evidence are confirmed a stage at a time, each
@@ -56,10 +50,6 @@ class Probing(Generic[T]):
         self.guard = context.guard
         self.crew = context.crew
         self.probes = Probes(context.clock)
-        # probes on their way: URL -> the counterpart whose page their rule says they copy
-        self._counterparts: dict[str, str] = {}
-        # probes judged new before their counterpart: counterpart -> (their rule, probe)
-        self._waiting: dict[str, tuple[str, str]] = {}
         self._rules: set[str] = set()
         self._samples: dict[str, tuple[str, float]] = {}  # rule -> its sample, sent when
 
@@ -90,61 +80,8 @@ class Probing(Generic[T]):
     def probe(self, gathering: Decision, parts: UrlParts) -> None:
         """``parts``' request goes to the downloader and teaches ``gathering``'s rule."""
         assert gathering.rule is not None
-        self._sent(gathering.rule.identity, parts.url, gathering.counterpart)
-
-    def _sent(self, rule: str, url: str, counterpart: str | None) -> None:
-        self.probes.sent(rule, url)
-        if counterpart is not None:
-            _remember(self._counterparts, url, counterpart)
+        self.probes.sent(gathering.rule.identity, parts.url)
         self.tally.inc_value(keys.URL_PROBES)
-
-    def judged(self, url: str, original: str | None, weakened: list[Rule]) -> list[Rule]:
-        """``url``'s verdict came (a copy of ``original``, or new). A probe that came back
-        new refutes its rule (``UrlLearner.refute``: no more bets on it while it gathers
-        evidence). With a risk (``SIMDEDUP_URL_RISK``) it does so only once its
-        counterpart is judged (or lost), and waits for the counterpart's verdict until
-        then, for of two copies the first judged is new, whichever it is: a mirror's page
-        fetched before its original's refuted the rule it was to teach, and the requests
-        waiting on the rule were all re-issued (190 of a 400-article mirror's). A
-        counterpart judged other than a copy of the probe that waited for it is evidence
-        against the rule, however learned since: returned, weakened (its bets are
-        re-issued), unless the verdict weakened it already (``weakened``, by
-        ``UrlLearner.observe``). At no risk, doubt counts against the rule as it always
-        did: the rule then stands on fewer probes, and the default's samples (one in
-        twenty) miss a lagging mirror's older pages more often than not."""
-        rule = self.probes.done(url)
-        counterpart = self._counterparts.pop(url, None)
-        if rule is not None and original is None:
-            learner = self.judge.learner
-            if learner.risk <= 0.0 or counterpart is None or self.judge.judged(counterpart):
-                learner.refute(rule)
-            else:
-                _remember(self._waiting, counterpart, (rule, url))
-        waiting = self._waiting.pop(url, None)  # a probe judged new before this page
-        if waiting is None or (original is not None and canonical_or_none(original) == waiting[1]):
-            return []
-        if any(found.identity == waiting[0] for found in weakened):
-            self.judge.learner.refute(waiting[0])
-            return []
-        return [rule for rule, _ in self._contradicted(waiting)]
-
-    def failed(self, url: str) -> list[tuple[Rule, str]]:
-        """``url``'s request brought no page: no longer a probe on its way. A probe judged
-        new before this page, its counterpart, is evidence against its rule: nothing says
-        the two are one page. The rules so weakened, each with its probe."""
-        self.probes.done(url)
-        self._counterparts.pop(url, None)
-        waiting = self._waiting.pop(url, None)
-        return self._contradicted(waiting) if waiting is not None else []
-
-    def _contradicted(self, waiting: tuple[str, str]) -> list[tuple[Rule, str]]:
-        identity, probe = waiting
-        self.judge.learner.refute(identity)
-        logger.debug("simdedup: %s, a probe of %s, differs from its counterpart", probe, identity)
-        return [
-            (rule, probe)
-            for rule in self.guard(self.judge.learner.contradicted, identity, probe) or []
-        ]
 
     def _enough_on_the_way(self, rule: Rule) -> bool:
         """Whether this worker's share of the requests ``rule`` needs to be learned is on
@@ -242,7 +179,8 @@ class Probing(Generic[T]):
         urls = {bet.url for bet in probes}
         for action in actions:  # sent: not one another worker fetched or re-issued
             if isinstance(action, Reissue) and action.bet.url in urls:
-                self._sent(rule.identity, action.bet.url, action.bet.counterpart)
+                self.probes.sent(rule.identity, action.bet.url)
+                self.tally.inc_value(keys.URL_PROBES)
         return actions
 
     def _sample_awaited(self, identity: str, progress: Progress) -> bool:
@@ -279,9 +217,3 @@ class Probing(Generic[T]):
         ):
             return None
         return not self.judge.learner.takes_sample(rule)
-
-
-def _remember(table: dict[str, V], key: str, value: V) -> None:
-    if len(table) >= MAX_PROBES:  # the oldest goes
-        del table[next(iter(table))]
-    table[key] = value
