@@ -25,17 +25,21 @@ def test_a_sections_bound_is_its_own_samples_for_the_rules_asked() -> None:
     assert counts.bound(("other",), section) == 1.0  # nothing judged: bound by nothing
 
 
-def test_sections_counted_are_bounded_and_the_first_counted_go(
+def test_beyond_the_cap_a_new_section_is_bound_by_nothing_and_no_count_is_lost(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # A busy section's new page must not be forgotten to make room (it could then stand
+    # again on a few more copies): the section met past the cap is not counted instead.
     monkeypatch.setattr(sections, "MAX_SECTIONS", 3)
     counts = SectionCounts()
+    counts.judged("rule", "http://m.example/a/0", new=True)
     for name in ("a", "b", "c", "d"):
         counts.judged("rule", f"http://m.example/{name}/1", new=False)
     first, last = section_of("http://m.example/a/2"), section_of("http://m.example/d/2")
     assert first is not None and last is not None
-    assert counts.counts(("rule",), first) == (0, 0)
-    assert counts.counts(("rule",), last) == (1, 0)
+    assert counts.counts(("rule",), first) == (2, 1)
+    assert counts.counts(("rule",), last) == (0, 0)
+    assert counts.bound(("rule",), last) == 1.0
 
 
 def test_a_url_that_is_no_url_counts_nowhere() -> None:

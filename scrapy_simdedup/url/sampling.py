@@ -82,7 +82,8 @@ class Sampling:
         evidence against the rule (it ends its run of copies) but no draw from its skips:
         counted, it stated "at most 49.1%" where a twentieth of the skips differed, for
         copies are counted only as samples (``sampled``). So in the section of ``url``
-        (the new page): a section with no sample judged is bound by nothing."""
+        (the page whose section is counted: the new page, or the sample that differed
+        from it): a section with no sample judged is bound by nothing."""
         counted: set[str] = set()
         for rule in rules:
             reverse = self._reverse(rule) if rule.kind == "mirror" else None

@@ -18,8 +18,10 @@ from scrapy_simdedup.url.parts import parts_or_none
 from scrapy_simdedup.url.rules import template_path
 
 MAX_SECTIONS = 10_000
-"""(rule, section) pairs counted at once; beyond, the first counted go (a crawl meets a
-host's sections early, and most rules have a handful)."""
+"""(rule, section) pairs counted; beyond, a section not yet counted is not counted, and is
+bound by nothing (its new pages re-issue its skips, as at no risk). Dropping the first
+counted instead would drop a busy section's new pages with it, and let it stand again on
+a few more copies."""
 
 
 def section_of(url: str) -> str | None:
@@ -45,7 +47,7 @@ class SectionCounts:
         counts = self._counts.get(key)
         if counts is None:
             if len(self._counts) >= MAX_SECTIONS:
-                del self._counts[next(iter(self._counts))]
+                return
             counts = self._counts[key] = [0, 0]
         counts[0] += 1
         counts[1] += new
