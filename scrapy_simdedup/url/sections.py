@@ -55,11 +55,7 @@ class SectionCounts:
     def bound(self, identities: tuple[str, ...], section: str) -> float:
         """At most this share of the section's pages differ, by the counts of the rules
         ``identities`` (a mirror's two directions) there: 1.0 where none was judged."""
-        judged = new = 0
-        for identity in identities:
-            counts = self._counts.get((identity, section))
-            if counts is not None:
-                judged, new = judged + counts[0], new + counts[1]
+        judged, new = self.counts(identities, section)
         return share_bound(new, judged)
 
     def counts(self, identities: tuple[str, ...], section: str) -> tuple[int, int]:
