@@ -256,14 +256,45 @@ def reprinted(donor: RealPage, title: str, paragraphs: tuple[str, ...]) -> str |
     for element in root.iter("title"):
         if element.text_content().strip() == donor.title.strip():  # not an icon's own title
             element.text = title + suffix
-    for element in root.iter("h1"):
-        if headline and _tokens(element.text_content())[:6] == _tokens(headline)[:6]:
-            for child in list(element):
-                element.remove(child)
-            element.text = title
+    shown = _headline_element(root, headline, place)
+    if shown is not None:  # the donor's headline now shows the reprint's
+        for child in list(shown):
+            shown.remove(child)
+        shown.text = title
+    elif tag == "br":
+        place.text = title
+        place.insert(0, etree.Element("br"))
+    else:  # a reprint shows its headline above its article
+        heading = etree.Element("h1")
+        heading.text = title
+        place.insert(0, heading)
     if _left_of(donor.article, root, paragraphs) > MAX_LEFT:
         return None  # the donor's article is elsewhere too (a teaser, a second copy)
     return html.tostring(root, encoding="unicode")
+
+
+MIN_HEADLINE_SHARE = 0.6
+"""An element of the donor's page whose words are this share of its headline's (Jaccard)
+is where its headline shows: its ``<h1>``, or a heading worded unlike its ``<title>``'s."""
+
+
+def _headline_element(
+    root: etree._Element, headline: str, place: etree._Element
+) -> etree._Element | None:
+    """The heading of ``root`` showing ``headline`` (outside ``place``, the emptied
+    article): an ``h1``-``h3`` whose words are most like the headline's, or None."""
+    wanted = set(_tokens(headline))
+    if not wanted:
+        return None
+    best, best_share = None, MIN_HEADLINE_SHARE
+    for element in root.iter("h1", "h2", "h3"):
+        if element is place or place in element.iterancestors():
+            continue
+        words = set(_tokens(element.text_content()))
+        share = len(words & wanted) / len(words | wanted) if words else 0.0
+        if share >= best_share:
+            best, best_share = element, share
+    return best
 
 
 MAX_LEFT = 0.2

@@ -14,7 +14,6 @@ from benchmarks.corpora import english_articles
 from scrapy_simdedup.fingerprint.maincontent import main_text
 from scrapy_simdedup.index.handle import SimHashIndex
 from scrapy_simdedup.index.opening import open_index
-from scrapy_simdedup.judges.confirmation import MIN_COVERS
 from scrapy_simdedup.judges.content import ContentJudge
 
 ARTICLES = [a for a in english_articles(3000) if a.count("\n\n") >= 8][:6]
@@ -70,23 +69,6 @@ def test_a_reprint_among_another_hosts_lists_of_links_is_a_copy(index: SimHashIn
     # every headline the portal lists is chrome, none is content it adds
     assert verdict.confirmation is not None and verdict.confirmation.novel_words == 0
     assert verdict.confirmation.chrome_words >= 6 * 12
-
-
-def test_a_cut_reprint_of_a_story_whose_extract_kept_lists_of_links_is_a_copy(
-    index: SimHashIndex,
-) -> None:
-    # The original's extract kept its section's headlines (lines of links) after the
-    # story, more words than the story: a reprint holding its first third is its copy.
-    # The headlines were counted as the stored page's content the reprint lacks, and the
-    # reprint held less than MIN_COVERS of it.
-    judge = ContentJudge(index)
-    original = _paragraphs(ARTICLES[0])[:6]
-    lists = _links("news.example", count=60)
-    judge.judge(main_text(_page(_story(original), after=lists)), "https://news.example/1")
-    cut = main_text(_page(_story(original[:2])))
-    verdict = judge.judge(cut, "https://portal.example/c/1")
-    assert verdict.copy and verdict.original == "https://news.example/1", verdict
-    assert verdict.confirmation is not None and verdict.confirmation.covers >= MIN_COVERS
 
 
 def test_a_teaser_of_a_stored_page_of_links_is_kept(index: SimHashIndex) -> None:

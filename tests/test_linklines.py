@@ -6,7 +6,6 @@ from scrapy_simdedup.fingerprint.linklines import (
     LINK_MARK,
     MAX_LINK_LINE_CHARS,
     is_link_line,
-    is_menu_line,
     marked_lines,
     unmarked,
 )
@@ -49,18 +48,6 @@ def test_a_long_line_inside_a_link_is_a_paragraph() -> None:
     teaser = " ".join([PARAGRAPH] * 3)
     assert len(teaser) > MAX_LINK_LINE_CHARS
     assert _marks(marked_lines(f'<a href="/story"><p>{teaser}</p></a>')) == [(False, teaser)]
-
-
-def test_a_whole_menu_run_into_one_line_is_a_menu_however_long() -> None:
-    # Seen on a real page: a site's 40 sections in one line of 400 characters before the
-    # story, counted as the lead of its cut reprint's original.
-    names = ["Home", "Rankings", "Research", "Companies", "Events", "Jobs", "News", "Cloud"]
-    menu = " ".join(f'<a href="/s/{n}">{names[n % 8]} {n}</a>' for n in range(40))
-    (line,) = marked_lines(f"<p>{menu}</p>").splitlines()
-    assert len(unmarked(line)) > MAX_LINK_LINE_CHARS and is_menu_line(line)
-    # Three headlines as long make no menu, nor a line of them a line of links.
-    headlines = " ".join(f'<a href="/a/{n}">{PARAGRAPH[:-1]} {n}</a>' for n in range(3))
-    assert _marks(marked_lines(f"<p>{headlines}</p>"))[0][0] is False
 
 
 def test_the_mark_of_the_input_is_no_mark() -> None:

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from benchmarks.corpora import chinese_paragraphs
-from scrapy_simdedup.fingerprint.maincontent import main_content
 from tests.test_stricter import PARAGRAPHS, _kept, _news, _page, _portal, _story
 
 STORED = ("https://news.example/1", _news(PARAGRAPHS[0]))
@@ -298,56 +297,3 @@ def test_two_chinese_replies_keep_a_reprint(tmp_path: Path) -> None:
         ),
         ("https://portal.example.cn/1", page),
     )
-
-
-SHORT = PARAGRAPHS[0][:3]
-SHORT_STORED = ("https://news.example/2", _news(SHORT))
-
-
-def _heavy(page: str) -> str:
-    """``page`` inside a portal's heavy chrome: a menu of sections and a footer of site
-    statements and lists, several times the story's words, so that the page is judged by
-    its whole text (``maincontent.MIN_SHARE``)."""
-    sections = "".join(
-        f"<li><a href='/s/{n}'>Section {n}</a><ul>"
-        + "".join(f"<li><a href='/s/{n}/{m}'>Topic {n}.{m} news</a></li>" for m in range(8))
-        + "</ul></li>"
-        for n in range(20)
-    )
-    statements = "".join(
-        f"<div class='notice'>Statement {n}: reproduction of any material of this site in any"
-        f" form requires the written permission of the editors of office {n}</div>"
-        for n in range(40)
-    )
-    return page.replace("<body>", f"<body><div class='menu'><ul>{sections}</ul></div>").replace(
-        "</body>", f"<div class='sidebar'>{statements}</div></body>"
-    )
-
-
-@pytest.mark.parametrize(
-    "beside",
-    [TWO_REPLIES, LYRICS, SPECS, CHANGELOG, RECIPE, CODE, "replies"],
-    ids=["two multi-line replies", "lyrics", "specs", "changelog", "recipe", "code", "replies"],
-)
-def test_a_box_of_its_own_keeps_a_reprint_judged_by_its_whole_text(
-    tmp_path: Path, beside: str
-) -> None:
-    # The same boxes on a portal whose chrome makes the extract a small share of the page:
-    # the page is judged by its whole text, and its stricter reading may leave out what
-    # the extract left out too. A box the extract kept still counts.
-    if beside == "replies":
-        beside = (
-            "<div class='comments'>"
-            + "".join(f"<div class='comment'><p>{text}</p></div>" for text in REPLIES)
-            + "</div>"
-        )
-    page = _heavy(_portal(SHORT, beside))
-    assert main_content(page).extract, "the page is not judged by its whole text"
-    assert _kept(tmp_path, SHORT_STORED, ("https://portal.example/x", page))
-
-
-def test_a_reprint_judged_by_its_whole_text_is_a_copy(tmp_path: Path) -> None:
-    # What both extractors leave out of such a page is its chrome: the reprint is a copy.
-    page = _heavy(_portal(SHORT, ""))
-    assert main_content(page).extract, "the page is not judged by its whole text"
-    assert not _kept(tmp_path, SHORT_STORED, ("https://portal.example/x", page))

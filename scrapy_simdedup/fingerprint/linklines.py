@@ -33,9 +33,7 @@ MIN_LINK_SHARE = 0.5
 of links."""
 MAX_LINK_LINE_CHARS = 300
 """A longer line is a paragraph, linked or not (a teaser card, markup whose link never
-closes): no headline or share bar is that long. A menu is, when a site's sections run into
-one line (40 of them, 400 characters, on a real page): a line of ``MIN_MENU_LINKS`` short
-links or more is a menu however long. Nor is a line with a sentence's end
+closes): no headline, menu or share bar is that long. Nor is a line with a sentence's end
 (``_PROSE``) a line of links."""
 MIN_MENU_LINKS = 3
 MAX_MENU_LINK_CHARS = 16
@@ -56,12 +54,12 @@ _SPACE = re.compile(r"[^\S\n]+")
 def _marked(line: str, total: int, linked: int, anchors: int) -> str:
     """``line`` with the mark its links call for (``total``, ``linked``: its characters and
     those inside links; ``anchors``: how many links)."""
-    if total <= 0 or linked < MIN_LINK_SHARE * total or _PROSE.search(line):
+    if not 0 < total <= MAX_LINK_LINE_CHARS or linked < MIN_LINK_SHARE * total:
+        return line
+    if _PROSE.search(line):
         return line
     if anchors >= MIN_MENU_LINKS and linked <= MAX_MENU_LINK_CHARS * anchors:
-        return MENU_MARK + line  # however long: a site's whole menu run into one line
-    if total > MAX_LINK_LINE_CHARS:
-        return line
+        return MENU_MARK + line
     return LINK_MARK + line
 
 

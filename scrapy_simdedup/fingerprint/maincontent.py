@@ -56,14 +56,10 @@ MAX_OUTSIDE_CHARS = 20_000
 
 
 class MainContent(NamedTuple):
-    """A page's main content, and the lines of its readable text the content left out.
-    ``extract``: when the whole readable text was taken because the extract was a small
-    share of it (``MIN_SHARE``), that extract (a stricter reading may trust what two
-    extractors leave out: ``stricter.py``)."""
+    """A page's main content, and the lines of its readable text the content left out."""
 
     text: str
     outside: str = ""
-    extract: str = ""
 
 
 def main_text(page: str | bytes, *, content_type: str | None = None) -> str:
@@ -98,7 +94,7 @@ def main_content(page: str | bytes, *, content_type: str | None = None) -> MainC
         tree, main_content=False, preserve_formatting=True, skip_elements=HIDDEN + UNRENDERED
     )
     if _chars(main) < MIN_SHARE * _chars(whole):
-        return MainContent(page_text(markup), extract=main)
+        return MainContent(page_text(markup))
     return MainContent(main, _left_out(whole, main))
 
 

@@ -21,14 +21,6 @@ note of its own beside it, is never read as one article:
   an author's bio, headlines, a cookie notice), counted as a reader counts them (two
   Chinese characters a word); past that the page has content of its own, and no stricter
   text is given.
-
-A page whose main content was a small share of its text was judged by its whole text
-(``maincontent.MIN_SHARE``): a portal's menus, cookie notice, comment rules, "most read"
-lists and footer, hundreds of words on a site met first. There a line that the main
-content left out as well is no bounded word: two extractors, reading the markup by
-different rules, found it outside the article (on real pages, a fallback page's
-furniture was all of what its stricter text left out). A prose paragraph is put back
-all the same.
 """
 
 from __future__ import annotations
@@ -39,7 +31,6 @@ import re
 from scrapy_simdedup.errors import UndecodablePageError
 from scrapy_simdedup.fingerprint.blocks import read_words
 from scrapy_simdedup.fingerprint.linklines import MARKS, is_link_line
-from scrapy_simdedup.fingerprint.maincontent import main_content
 from scrapy_simdedup.fingerprint.pagetext import decode_page
 
 MIN_CHARS = 200
@@ -74,7 +65,6 @@ def stricter_text(page: str | bytes, extract: str, *, content_type: str | None =
         if not text or len(text) < MIN_CHARS:
             return ""
         forms = _forms(markup)
-        extract_too = _ExtractLeftOut(main_content(markup).extract)
     except (UndecodablePageError, ValueError, TypeError, RecursionError):
         return ""
     kept = {_plain(line) for line in text.splitlines()}
@@ -91,24 +81,10 @@ def stricter_text(page: str | bytes, extract: str, *, content_type: str | None =
         if words >= MIN_PARAGRAPH_WORDS and _PROSE.search(plain):
             put_back.append(plain)
             continue
-        if extract_too.left_out(plain):
-            continue
         left_out += words
         if left_out > MAX_LEFT_OUT_WORDS:
             return ""
     return "\n".join([text, *put_back])
-
-
-class _ExtractLeftOut:
-    """Whether the main content's extractor left a line out too: given its extract when
-    the page was judged by its whole text (``MainContent.extract``), else never."""
-
-    def __init__(self, extract: str) -> None:
-        self._lines = {_plain(line) for line in extract.splitlines()}
-        self._running = _plain(extract.replace("\n", " "))
-
-    def left_out(self, plain: str) -> bool:
-        return bool(self._running) and plain not in self._lines and plain not in self._running
 
 
 def _forms(markup: str) -> str:

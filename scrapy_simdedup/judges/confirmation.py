@@ -34,12 +34,6 @@ give tells chrome from what a page adds, with no word list:
 * **place**: a cut reprint holds its original from the start (``_lead``: up to 80 words
   before it, a title, a byline, a caption; lines of links there do not count).
 
-How much of the stored page a page holds (``covers``) is counted on the stored page's
-content without the lines of links the page lacks, wherever they sit: a reprint of a story
-whose stored extract kept its section's headlines after it (on a real page, four times the
-story's words) holds all of the story the store has, and is no smaller part of the page
-for the headlines.
-
 Short lines before or after the shared content are not called chrome by their place: on
 real pages that added one copy in ninety (``benchmarks/reprint_quality.py --sets``), and
 short forum replies after a copied thread, or a short specification table beside a
@@ -199,12 +193,7 @@ def confirm(
     adds = page.novel_read >= NOVEL_MIN_WORDS
     # A page sure to add content is no copy: the stored page's side is counted as it is.
     stored = _compared(
-        stored_blocks,
-        blocks,
-        template,
-        retitles=retitles,
-        enough=0 if adds else None,
-        links_read=False,
+        stored_blocks, blocks, template, retitles=retitles, enough=0 if adds else None
     )
     novel, lacking = page.novel + page.untested, stored.novel + stored.untested
     covers = (stored.content - lacking) / stored.content if stored.content else 0.0
@@ -256,7 +245,6 @@ def _compared(
     enough: int | None = None,
     shown: frozenset[int] = frozenset(),
     host_shown: frozenset[int] = frozenset(),
-    links_read: bool = True,
 ) -> _Compared:
     """``retitles``: the pages are of two hosts, where a new first line is a new title and
     lines of links add nothing. ``enough``: once the page has this many novel words (as
@@ -267,10 +255,7 @@ def _compared(
     showed outside its judged text: after the first block the two pages share they are its
     host's (a comment form's terms, a newsletter box, a cookie notice at the foot); before
     it, a page's lead is what it adds to the other's text, and a site teases its own
-    stories' first paragraphs on its other pages. ``links_read``: lines of links the other
-    page lacks count as content after the first block the two share (a page's own side:
-    what it adds); without it they are chrome wherever they sit (the stored page's side:
-    what ``covers`` is counted on)."""
+    stories' first paragraphs on its other pages."""
     places = _places(theirs)
     content = chrome = templated = novel = chinese = untested = 0
     outside = _Shown(mine, places, shown)
@@ -320,8 +305,7 @@ def _compared(
         else:
             novel += block.words
             chinese += block.words if retitles and block.cjk else 0
-    start = (held_at[0] if held_at else 0) if links_read else len(mine)
-    links = _links_around(mine, linked_at, start)
+    links = _links_around(mine, linked_at, held_at[0] if held_at else 0)
     return _Compared(
         novel + links.novel,
         novel - chinese + chinese // CJK_CHARS_PER_WORD + links.novel_read,
