@@ -95,7 +95,7 @@ def _compared(
         done = judge.fingerprinted(text, outside=outside)
         match = _distance_to(original, done.fingerprint.simhash)
         with _NovelBlocks() as novel:
-            confirmation = judge._confirm(done, match, judge.templates(done, case.url))
+            confirmation = judge.confirmation(done, match, judge.templates(done, case.url))
         own = set(done.blocks.exacts)  # the stored page's side is compared too: left out
         mine = [block for block in novel if block.exact in own]
         results.append((confirmation, _with_text(mine, text, judge.index.seed)))

@@ -123,3 +123,23 @@ def test_on_the_portals_own_host_the_terms_still_count(index: SimHashIndex) -> N
     page = main_content(_reprint([*_paragraphs(ARTICLES[2]), TERMS])).text
     verdict = judge.judge(page, f"{PORTAL}/own/1?print=1")
     assert not verdict.copy, verdict
+
+
+def test_the_query_command_explains_a_candidate_as_the_verdict_takes_it(
+    index: SimHashIndex, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `scrapy simdedup query --text` prints the verdict and each candidate's confirmation:
+    # both leave out what the portal's stored page showed (the command confirmed without
+    # it, and said the reprint "adds" the terms beside a verdict dropping it).
+    from scrapy.settings import Settings
+
+    from scrapy_simdedup.config import SimDedupConfig
+    from scrapy_simdedup.scrapy_layer.commands import _print_text_query
+
+    _stored(index)
+    config = SimDedupConfig.from_settings(Settings())
+    _print_text_query(index, _terms_reprint(), config, f"{PORTAL}/reprint/1")
+    printed = capsys.readouterr().out
+    assert "verdict: " in printed and "would be dropped" in printed.splitlines()[0], printed
+    line = next(line for line in printed.splitlines() if "bits  https://news.example/1" in line)
+    assert "a copy, would be dropped" in line, printed

@@ -245,14 +245,18 @@ class ContentJudge:
         first that confirms a copy."""
         confirmations: list[tuple[Match, Confirmation]] = []
         for match in best_candidates(done, matches, templates):
-            confirmation = self._confirm(done, match, templates)
+            confirmation = self.confirmation(done, match, templates)
             confirmations.append((match, confirmation))
             if confirmation.copy:
                 break
         return confirmations
 
-    def _confirm(self, done: Fingerprinted, match: Match, templates: PageTemplates) -> Confirmation:
-        """The confirmation against one candidate, its host's template left out."""
+    def confirmation(
+        self, done: Fingerprinted, match: Match, templates: PageTemplates
+    ) -> Confirmation:
+        """The confirmation against one candidate, its host's template and what its host's
+        stored pages showed left out: the one the verdict takes (``scrapy simdedup query``
+        explains each candidate by it)."""
         template = templates.of(match.key)
         same_host = host_of(match.key) == templates.host
         return confirm(

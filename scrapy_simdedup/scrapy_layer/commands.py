@@ -241,9 +241,7 @@ def _print_text_query(
     index: SimHashIndex, text: str, config: SimDedupConfig, key: str | None
 ) -> None:
     """What the crawl's content judge would decide for ``text``, and why."""
-    from scrapy_simdedup.judges.confirmation import confirm
     from scrapy_simdedup.judges.content import ContentJudge
-    from scrapy_simdedup.judges.templates import host_of
 
     judge = ContentJudge(index, confirm_similarity=config.confirm_similarity)
     done = judge.fingerprinted(text)
@@ -262,11 +260,7 @@ def _print_text_query(
         matches = judge.sentence_candidates(done, key, templates.skipped_sentences)
         print(f"sentences: {len(matches)} stored pages share one of its longest sentences")
     for match in matches[:MAX_LISTED]:
-        template = templates.of(match.key)
-        same_host = host_of(match.key) == templates.host
-        confirmation = confirm(
-            done, match.payload, config.confirm_similarity, template, same_host=same_host
-        )
+        confirmation = judge.confirmation(done, match, templates)
         if confirmation.copy:
             said = "confirmed: a copy, would be dropped"
         elif confirmation.adds_content:
