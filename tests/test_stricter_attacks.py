@@ -297,3 +297,52 @@ def test_two_chinese_replies_keep_a_reprint(tmp_path: Path) -> None:
         ),
         ("https://portal.example.cn/1", page),
     )
+
+
+SHORT = PARAGRAPHS[0][:3]
+SHORT_STORED = ("https://news.example/2", _news(SHORT))
+
+
+def _heavy(page: str) -> str:
+    """``page`` inside a portal's heavy chrome, in boxes the main content leaves out (a menu
+    of sections, a sidebar of site statements), several times the story's words: the page
+    is judged by its whole readable text (``maincontent.MIN_SHARE``)."""
+    sections = "".join(
+        f"<li><a href='/s/{n}'>Section {n}</a><ul>"
+        + "".join(f"<li><a href='/s/{n}/{m}'>Topic {n}.{m} news</a></li>" for m in range(8))
+        + "</ul></li>"
+        for n in range(20)
+    )
+    statements = "".join(
+        f"<div class='notice'>Statement {n}: reproduction of any material of this site in any"
+        f" form requires the written permission of the editors of office {n}</div>"
+        for n in range(40)
+    )
+    return page.replace("<body>", f"<body><div class='menu'><ul>{sections}</ul></div>").replace(
+        "</body>", f"<div class='sidebar'>{statements}</div></body>"
+    )
+
+
+@pytest.mark.parametrize(
+    "beside",
+    [TWO_REPLIES, LYRICS, SPECS, CHANGELOG, RECIPE, CODE, "replies"],
+    ids=["two multi-line replies", "lyrics", "specs", "changelog", "recipe", "code", "replies"],
+)
+def test_a_box_of_its_own_keeps_a_reprint_judged_by_its_whole_text(
+    tmp_path: Path, beside: str
+) -> None:
+    # The same boxes on a portal whose chrome makes the main content a small share of the
+    # page: the page is judged by its whole text (a stricter reading free to leave out what
+    # the main content left out too dropped some of these pages' kind: 2026-12-07).
+    from scrapy_simdedup.fingerprint.maincontent import main_content
+    from scrapy_simdedup.fingerprint.pagetext import page_text
+
+    if beside == "replies":
+        beside = (
+            "<div class='comments'>"
+            + "".join(f"<div class='comment'><p>{text}</p></div>" for text in REPLIES)
+            + "</div>"
+        )
+    page = _heavy(_portal(SHORT, beside))
+    assert main_content(page).text == page_text(page), "the page is judged by its whole text"
+    assert _kept(tmp_path, SHORT_STORED, ("https://portal.example/x", page))
