@@ -281,14 +281,15 @@ is where its headline shows: its ``<h1>``, or a heading worded unlike its ``<tit
 def _headline_element(
     root: etree._Element, headline: str, place: etree._Element
 ) -> etree._Element | None:
-    """The heading of ``root`` showing ``headline`` (outside ``place``, the emptied
-    article): an ``h1``-``h3`` whose words are most like the headline's, or None."""
+    """The heading of ``root`` showing ``headline`` (not ``place``, the emptied article,
+    which holds no heading now): an ``h1``-``h3`` whose words are most like the
+    headline's, or None."""
     wanted = set(_tokens(headline))
     if not wanted:
         return None
     best, best_share = None, MIN_HEADLINE_SHARE
     for element in root.iter("h1", "h2", "h3"):
-        if element is place or place in element.iterancestors():
+        if element is place:
             continue
         words = set(_tokens(element.text_content()))
         share = len(words & wanted) / len(words | wanted) if words else 0.0
