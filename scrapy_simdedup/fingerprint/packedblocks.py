@@ -77,7 +77,7 @@ def blocks_from_bytes(raw: bytes) -> tuple[Block, ...] | None:
     """The blocks in ``raw``; None when ``raw`` holds none (a page stored before blocks
     were recorded) or is malformed."""
     packed = PackedBlocks.of(raw)
-    return None if packed is None else tuple(packed)
+    return None if packed is None else packed.decoded()
 
 
 class PackedBlocks(Sequence[Block]):
@@ -165,8 +165,15 @@ class PackedBlocks(Sequence[Block]):
         """The ``Block`` objects (made once)."""
         if self._decoded is None:
             body = memoryview(self.raw)[_COUNT.size :]
-            if self._current:
-                self._decoded = tuple(_block_of(*each) for each in _BLOCK.iter_unpack(body))
+            if self._current:  # ``_block_of``, inlined: a few hundred blocks a comparison
+                self._decoded = tuple(
+                    Block(
+                        exact, simhash, wordset, words & _MAX_WORDS, masked,
+                        bool(words & _MARKED), bool(words & _VOLATILE), bool(words & _LINKED),
+                        bool(words & _CJK),
+                    )
+                    for exact, simhash, wordset, masked, words in _BLOCK.iter_unpack(body)
+                )  # fmt: skip
             else:
                 self._decoded = tuple(Block(*each) for each in _OLD_BLOCK.iter_unpack(body))
         return self._decoded

@@ -193,7 +193,12 @@ def confirm(
     adds = page.novel_read >= NOVEL_MIN_WORDS
     # A page sure to add content is no copy: the stored page's side is counted as it is.
     stored = _compared(
-        stored_blocks, blocks, template, retitles=retitles, enough=0 if adds else None
+        stored_blocks,
+        blocks,
+        template,
+        retitles=retitles,
+        enough=0 if adds else None,
+        with_added=False,
     )
     novel, lacking = page.novel + page.untested, stored.novel + stored.untested
     covers = (stored.content - lacking) / stored.content if stored.content else 0.0
@@ -245,6 +250,7 @@ def _compared(
     enough: int | None = None,
     shown: frozenset[int] = frozenset(),
     host_shown: frozenset[int] = frozenset(),
+    with_added: bool = True,
 ) -> _Compared:
     """``retitles``: the pages are of two hosts, where a new first line is a new title and
     lines of links add nothing. ``enough``: once the page has this many novel words (as
@@ -255,36 +261,31 @@ def _compared(
     showed outside its judged text: after the first block the two pages share they are its
     host's (a comment form's terms, a newsletter box, a cookie notice at the foot); before
     it, a page's lead is what it adds to the other's text, and a site teases its own
-    stories' first paragraphs on its other pages."""
-    places = _places(theirs)
+    stories' first paragraphs on its other pages. ``with_added``: make ``added`` (only
+    the page's side needs it)."""
+    there = {block.exact for block in theirs}  # what the other page holds, as it is
     content = chrome = templated = novel = chinese = untested = 0
-    outside = _Shown(mine, places, shown)
-    shared_from = _first_held(mine, places) if host_shown else len(mine)
-    added: set[int] = set()
+    outside = _Shown(mine, there, shown) if shown else None
+    shared_from = _first_held(mine, there) if host_shown else len(mine)
     counted: set[int] = set()
     held_at: list[int] = []  # where it has the other's content, as it is or edited
     linked_at: list[int] = []  # where it has lines of links the other lacks
     exacts = {block.exact for block in mine} if retitles else set()
     retitled_at = retitled(mine, theirs, template, exacts) if retitles else None
-    # A sentence that differs from one of theirs in its figures alone (a price, a spec, a
-    # score) says something new: no edit of it.
-    figures = {block.masked for block in theirs if block.masked}
-    # The other page's sentences this page has fewer times than it (each occurrence used
-    # as it is can be no sentence this page edited): what an edited sentence may come from.
-    unmatched = Unmatched(theirs, spare_sentences(theirs, mine))
+    tests: _EditTests | None = None  # made at the first sentence tested for an edit
     for at, block in enumerate(mine):
-        if block.exact in counted:
+        exact = block.exact
+        if exact in counted:
             continue
-        counted.add(block.exact)
+        counted.add(exact)
         if block.template_hash in template:
             templated += block.words
             continue
-        matched = block.exact in places
+        matched = exact in there
         if not matched:
-            added.add(block.template_hash)
-            if outside.takes(at, block):
+            if outside is not None and outside.takes(at, block):
                 continue
-            if at > shared_from and block.exact in host_shown:
+            if at > shared_from and exact in host_shown:
                 templated += block.words
                 continue
         if block.chrome:
@@ -300,11 +301,14 @@ def _compared(
             continue
         elif enough is not None and novel - chinese + chinese // CJK_CHARS_PER_WORD >= enough:
             untested += block.words
-        elif block.masked not in figures and _edited(mine, at, theirs, places, unmatched):
-            held_at.append(at)
         else:
-            novel += block.words
-            chinese += block.words if retitles and block.cjk else 0
+            if tests is None:
+                tests = _EditTests(mine, theirs)
+            if tests.edited(at, block):
+                held_at.append(at)
+            else:
+                novel += block.words
+                chinese += block.words if retitles and block.cjk else 0
     links = _links_around(mine, linked_at, held_at[0] if held_at else 0)
     return _Compared(
         novel + links.novel,
@@ -313,9 +317,11 @@ def _compared(
         chrome + links.chrome,
         held_at[0] if held_at else len(mine),
         templated,
-        frozenset(added),
+        frozenset(block.template_hash for block in mine if block.exact not in there) - template
+        if with_added
+        else frozenset(),
         untested,
-        outside.words,
+        outside.words if outside is not None else 0,
     )
 
 
@@ -332,11 +338,9 @@ class _Shown:
     pages share (between the first and the last block they share as it is), and up to
     ``SHOWN_AROUND_MAX_WORDS`` words of them before or after it."""
 
-    def __init__(
-        self, mine: tuple[Block, ...], places: dict[int, list[int]], shown: frozenset[int]
-    ) -> None:
+    def __init__(self, mine: tuple[Block, ...], there: set[int], shown: frozenset[int]) -> None:
         self._shown = shown
-        held = [at for at, block in enumerate(mine) if block.exact in places] if shown else []
+        held = [at for at, block in enumerate(mine) if block.exact in there] if shown else []
         self._first, self._last = (held[0], held[-1]) if held else (0, -1)
         self._around = 0
         self.words = 0
@@ -353,26 +357,37 @@ class _Shown:
         return True
 
 
-def _first_held(mine: tuple[Block, ...], places: dict[int, list[int]]) -> int:
+def _first_held(mine: tuple[Block, ...], there: set[int]) -> int:
     """Where ``mine`` first has a block of the other page as it is (past all: nowhere)."""
-    return next((at for at, block in enumerate(mine) if block.exact in places), len(mine))
+    return next((at for at, block in enumerate(mine) if block.exact in there), len(mine))
 
 
-def _edited(
-    mine: tuple[Block, ...],
-    at: int,
-    theirs: tuple[Block, ...],
-    places: dict[int, list[int]],
-    unmatched: Unmatched,
-) -> bool:
-    """``mine[at]``, which ``theirs`` lacks as it is, is one of its sentences edited: in
-    place, anywhere, or two of them joined."""
-    block = mine[at]
-    return (
-        edited(mine, at, theirs, places, unmatched.spare)
-        or edited_anywhere(block, unmatched)
-        or joined(block, unmatched)
-    )
+class _EditTests:
+    """What telling an edited sentence needs of the other page, made once per comparison
+    and only when a sentence is tested (most of a distinct page's are never: see
+    ``enough``)."""
+
+    def __init__(self, mine: tuple[Block, ...], theirs: tuple[Block, ...]) -> None:
+        self._mine, self._theirs = mine, theirs
+        self._places = _places(theirs)
+        # A sentence that differs from one of theirs in its figures alone (a price, a spec,
+        # a score) says something new: no edit of it.
+        self._figures = {block.masked for block in theirs if block.masked}
+        # The other page's sentences this page has fewer times than it (each occurrence
+        # used as it is can be no sentence this page edited): what an edited one may be.
+        self._unmatched = Unmatched(theirs, spare_sentences(theirs, mine))
+
+    def edited(self, at: int, block: Block) -> bool:
+        """``mine[at]``, which ``theirs`` lacks as it is, is one of its sentences edited:
+        in place, anywhere, or two of them joined."""
+        if block.masked in self._figures:
+            return False
+        unmatched = self._unmatched
+        return (
+            edited(self._mine, at, self._theirs, self._places, unmatched.spare)
+            or edited_anywhere(block, unmatched)
+            or joined(block, unmatched)
+        )
 
 
 def _places(blocks: tuple[Block, ...]) -> dict[int, list[int]]:
