@@ -57,6 +57,10 @@ def test_a_sentence_the_page_has_as_it_is_is_no_source_of_an_edit() -> None:
         ("A long new first paragraph that a reader would call content of its own, "
          "which goes on for well over thirty words so that it is no title at all, and "
          "says something the stored page never said about the matter.\n{body}", None),
+        ("I read this every week, so here is what the paper said about it this time, "
+         "with my notes.\n{body}", None),  # an opening of 20 words: no title
+        ("A new heading of fifteen words for the reprint of this page on another "
+         "site\n{body}", 0),
     ],
 )  # fmt: skip
 def test_a_new_title_in_place_of_the_old_is_found(page: str, expected: int | None) -> None:

@@ -212,6 +212,43 @@ def test_a_retitled_or_signed_reprint_is_still_a_copy(index: SimHashIndex, edit:
     assert verdict.confirmation.direction == "page_in_stored"
 
 
+FERRY = (
+    "Harbour ferry timetable changes for the winter season announced",
+    "The harbour authority announced on Monday that the winter timetable for the island "
+    "ferries will start two weeks earlier than usual, after a survey of passengers found "
+    "that most trips in November carried fewer than twenty people.",
+    "Ferries to the northern islands will run twice a day instead of four times, and the "
+    "late crossing on Fridays will be kept for commuters, the authority said, adding that "
+    "the summer service would return in April as before.",
+)
+OPENING = (
+    "I take this ferry every week to visit my mother, so this news from the harbour "
+    "authority matters a lot to me and to my family this winter."
+)
+
+
+@pytest.mark.parametrize("words", [16, 20, 26])
+def test_a_blog_opening_before_a_quoted_story_is_no_new_title(
+    index: SimHashIndex, words: int
+) -> None:
+    # A blog quotes a short story whole (its title left out), between an opening of its
+    # own and an 11-word closing. At 30 words a "new title", the opening added nothing,
+    # and the post was dropped as the story's copy.
+    body = FERRY[1:]
+    opening = " ".join(OPENING.split()[:words]).rstrip(",.") + "."
+    closing = "Let us hope the Friday boat stays on schedule this time."
+    judge = ContentJudge(index)
+    judge.judge("\n".join(FERRY), "https://news.example/ferry")
+    verdict = judge.judge("\n".join([opening, *body, closing]), "https://blog.example/ferry")
+    assert not verdict.copy
+    assert verdict.confirmation is not None and verdict.confirmation.novel_words >= words
+    # Under a new title of its own, the story is still the copy.
+    reprint = judge.judge(
+        "\n".join(["Ferries cut back for the winter", *body]), "https://portal.example/f"
+    )
+    assert reprint.copy and reprint.original == "https://news.example/ferry"
+
+
 def test_siblings_beside_a_long_shared_text_are_no_copies_of_each_other(
     index: SimHashIndex,
 ) -> None:
