@@ -32,6 +32,7 @@ from typing import Any
 
 from scrapy import signals
 
+from benchmarks.distribution import percentiles
 from scrapy_simdedup.fingerprint.helper.client import FingerprintHelper
 from scrapy_simdedup.judges.content import ContentJudge
 from scrapy_simdedup.scrapy_layer.middleware import UrlSimHashMiddleware
@@ -189,23 +190,6 @@ class Attribution:
             "distributions_us": {label: percentiles(each) for label, each in _each.items()},
         }
         self.path.write_text(json.dumps(figures), "utf-8")
-
-
-def percentiles(seconds: list[float]) -> dict[str, float]:
-    """Microseconds at the median, the 90th, 99th and 99.9th percentiles, the largest, the
-    mean, and the count."""
-    if len(seconds) < 2:
-        return {"count": len(seconds)}
-    cuts = statistics.quantiles(seconds, n=1000, method="inclusive")
-    return {
-        "count": len(seconds),
-        "mean": 1e6 * statistics.fmean(seconds),
-        "p50": 1e6 * cuts[499],
-        "p90": 1e6 * cuts[899],
-        "p99": 1e6 * cuts[989],
-        "p99.9": 1e6 * cuts[998],
-        "max": 1e6 * max(seconds),
-    }
 
 
 def _labels(table: dict[type, tuple[str, ...]]) -> list[str]:

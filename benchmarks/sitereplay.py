@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,7 +34,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE = os.environ.get("SIMDEDUP_BENCHMARK_CODE")  # the checkout judging, for --before
-sys.path.insert(0, CODE or str(ROOT))
+sys.path.insert(0, str(ROOT))
+from benchmarks.distribution import percentiles  # noqa: E402  (this checkout's, whatever judges)
+
+if CODE:
+    sys.path.insert(0, CODE)  # the package judged is the checkout's
 
 SITE = Path(tempfile.gettempdir()) / "simdedup_site" / "www"
 SEED = 1
@@ -106,18 +109,6 @@ def copies(texts: list[tuple[str, str]], replay: Replay) -> dict[str, int]:
         counts[kind] += 1
         counts[f"{kind}_kept"] += not dropped[key]
     return counts
-
-
-def percentiles(seconds: list[float]) -> dict[str, float]:
-    ordered = sorted(seconds)
-
-    def at(share: float) -> float:
-        return 1e6 * ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-    return {
-        "mean": 1e6 * statistics.fmean(ordered), "p50": at(0.5), "p90": at(0.9),
-        "p99": at(0.99), "max": 1e6 * ordered[-1],
-    }  # fmt: skip
 
 
 def one_round(site: Path, pages: int, checkout: Path | None) -> dict[str, dict[str, float]]:

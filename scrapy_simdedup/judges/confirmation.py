@@ -304,7 +304,7 @@ def _compared(
         else:
             if tests is None:
                 tests = _EditTests(mine, theirs)
-            if tests.edited(at, block):
+            if tests.edited(at):
                 held_at.append(at)
             else:
                 novel += block.words
@@ -377,9 +377,10 @@ class _EditTests:
         # used as it is can be no sentence this page edited): what an edited one may be.
         self._unmatched = Unmatched(theirs, spare_sentences(theirs, mine))
 
-    def edited(self, at: int, block: Block) -> bool:
+    def edited(self, at: int) -> bool:
         """``mine[at]``, which ``theirs`` lacks as it is, is one of its sentences edited:
         in place, anywhere, or two of them joined."""
+        block = self._mine[at]
         if block.masked in self._figures:
             return False
         unmatched = self._unmatched
