@@ -189,6 +189,7 @@ def confirm(
         enough=NOVEL_MIN_WORDS,
         shown=shown,
         host_shown=host_shown if retitles else frozenset(),
+        bare=True,
     )
     adds = page.novel_read >= NOVEL_MIN_WORDS
     # A page sure to add content is no copy: the stored page's side is counted as it is.
@@ -251,6 +252,7 @@ def _compared(
     shown: frozenset[int] = frozenset(),
     host_shown: frozenset[int] = frozenset(),
     with_added: bool = True,
+    bare: bool = False,
 ) -> _Compared:
     """``retitles``: the pages are of two hosts, where a new first line is a new title and
     lines of links add nothing. ``enough``: once the page has this many novel words (as
@@ -262,7 +264,9 @@ def _compared(
     host's (a comment form's terms, a newsletter box, a cookie notice at the foot); before
     it, a page's lead is what it adds to the other's text, and a site teases its own
     stories' first paragraphs on its other pages. ``with_added``: make ``added`` (only
-    the page's side needs it)."""
+    the page's side needs it). ``bare``: when all the page's content is its host's
+    template, its lines counted there by their masked figures that the other page lacks as
+    written are its content (``_dated``)."""
     there = {block.exact for block in theirs}  # what the other page holds, as it is
     content = chrome = templated = novel = chinese = untested = 0
     outside = _Shown(mine, there, shown) if shown else None
@@ -309,6 +313,11 @@ def _compared(
             else:
                 novel += block.words
                 chinese += block.words if retitles and block.cjk else 0
+    if bare and not content and (dated := _dated(mine, there, template)):
+        return _compared(
+            mine, theirs, template - dated, retitles=retitles, enough=enough, shown=shown,
+            host_shown=host_shown, with_added=with_added,
+        )  # fmt: skip
     links = _links_around(mine, linked_at, held_at[0] if held_at else 0)
     return _Compared(
         novel + links.novel,
@@ -322,6 +331,20 @@ def _compared(
         else frozenset(),
         untested,
         outside.words if outside is not None else 0,
+    )
+
+
+def _dated(mine: tuple[Block, ...], there: set[int], template: frozenset[int]) -> frozenset[int]:
+    """The masked hashes by which the template holds lines of ``mine`` the other page lacks
+    as written: a line with a date or a counter, its figures masked, is its host's template
+    once on two of its pages (a banner), and so is a daily report's only line of its own
+    ("On 2026-11-05 the high was 12 degrees ..."). Where a page holds nothing but its
+    host's template, such a line is what it says: judged as content, a banner's adds too
+    few words to keep a page, a report's keeps it."""
+    return frozenset(
+        block.masked
+        for block in mine
+        if block.volatile and block.masked in template and block.exact not in there
     )
 
 
