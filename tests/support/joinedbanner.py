@@ -1,4 +1,4 @@
-"""Pages whose banner a spider joins to their last sentence (``tests/test_joined_banner.py``)."""
+"""Pages whose banner a spider joins to their last sentence (``tests/test_dated_lines.py``)."""
 
 from __future__ import annotations
 
