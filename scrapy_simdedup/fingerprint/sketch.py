@@ -57,17 +57,27 @@ class Sketch:
 
     def similarity(self, other: Sketch) -> float:
         """Estimated Jaccard similarity of the two shingle sets (bottom-k estimator)."""
-        mine = set(self.minimums) - {EMPTY}
-        theirs = set(other.minimums) - {EMPTY}
+        mine = set(self.minimums)
+        mine.discard(EMPTY)
+        theirs = set(other.minimums)
+        theirs.discard(EMPTY)
         union = sorted(mine | theirs)[:SKETCH_SIZE]
         if not union:
             return 1.0
-        return sum(1 for value in union if value in mine and value in theirs) / len(union)
+        return len(mine.intersection(union, theirs)) / len(union)
 
-    def confirms(self, other: Sketch, min_similarity: float) -> bool:
-        """True when ``other`` looks like a copy: similar shingles and comparable length."""
+    def confirms(
+        self, other: Sketch, min_similarity: float, similarity: float | None = None
+    ) -> bool:
+        """True when ``other`` looks like a copy: similar shingles and comparable length.
+        ``similarity``: ``self.similarity(other)``, when the caller has it (a confirmation
+        made it twice)."""
         longer, shorter = max(self.tokens, other.tokens), min(self.tokens, other.tokens)
-        return shorter >= MIN_LENGTH_RATIO * longer and self.similarity(other) >= min_similarity
+        if shorter < MIN_LENGTH_RATIO * longer:
+            return False
+        if similarity is None:
+            similarity = self.similarity(other)
+        return similarity >= min_similarity
 
 
 def sketch_tokens(tokens: Sequence[str], seed: int) -> Sketch:

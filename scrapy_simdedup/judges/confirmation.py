@@ -174,7 +174,7 @@ def confirm(
     contains = _containment(similarity, theirs.tokens, mine.tokens)
     longer = max(mine.tokens, theirs.tokens)
     ratio = min(mine.tokens, theirs.tokens) / longer if longer else 1.0
-    similar = mine.confirms(theirs, min_similarity)
+    similar = mine.confirms(theirs, min_similarity, similarity)
     stored_blocks = blocks_from_bytes(parts.blocks)
     if stored_blocks is None:  # stored before blocks were kept: similarity alone
         return Confirmation(similarity, similar, contained, contains, length_ratio=ratio)
