@@ -16,14 +16,11 @@ from pathlib import Path
 import pytest
 
 from scrapy_simdedup.index.opening import open_index
-from tests.support import processes
-from tests.support.crawls import CRAWL_TIMEOUT, ROOT, Crawl, crawl_env, parse, scrapy_command
+from tests.support.crawls import crawl_listed_pages
 from tests.support.htmlsite import serve_html
 from tests.support.joinedbanner import articles, html_page, paragraphs
 
 pytestmark = pytest.mark.timeout(600)
-
-SPIDER = ROOT / "tests" / "support" / "realpagespider.py"
 
 
 def _site() -> tuple[dict[str, str], dict[str, int], set[str]]:
@@ -56,20 +53,6 @@ def _site() -> tuple[dict[str, str], dict[str, int], set[str]]:
     return pages, priority, {"/doc/1?print=1"}
 
 
-def _run(folder: Path, name: str, listed: Path, *settings: str) -> Crawl:
-    feed = folder / f"{name}.jsonl"
-    args = [arg for setting in settings for arg in ("-s", setting)]
-    done = processes.run(
-        scrapy_command("runspider", str(SPIDER), "-a", f"pages={listed}", "-a", "text=paragraphs",
-                       "-o", f"{feed}:jsonl", *args),
-        cwd=folder, env=crawl_env(), capture_output=True, text=True, timeout=CRAWL_TIMEOUT,
-        check=False,
-    )  # fmt: skip
-    crawl = parse(done.returncode, done.stderr, feed)
-    assert crawl.returncode == 0, crawl.log[-3000:]
-    return crawl
-
-
 def test_pages_differing_before_a_joined_banner_are_kept_and_a_copy_dropped(
     tmp_path: Path,
 ) -> None:
@@ -78,9 +61,11 @@ def test_pages_differing_before_a_joined_banner_are_kept_and_a_copy_dropped(
     with serve_html(pages) as url:
         listed = tmp_path / "pages.json"
         listed.write_text(json.dumps([[url + path.lstrip("/"), priority[path]] for path in pages]))
-        plugin = _run(tmp_path, "plugin", listed, 'ADDONS={"scrapy_simdedup.Addon": 0}',
-                      f"SIMDEDUP_DIR={tmp_path / 'index'}")  # fmt: skip
-        plain = _run(tmp_path, "plain", listed)
+        plugin = crawl_listed_pages(
+            tmp_path, "plugin", listed, 'ADDONS={"scrapy_simdedup.Addon": 0}',
+            f"SIMDEDUP_DIR={tmp_path / 'index'}", text="paragraphs",
+        )  # fmt: skip
+        plain = crawl_listed_pages(tmp_path, "plain", listed, text="paragraphs")
     every = {url + path.lstrip("/") for path in pages}
     assert {item["url"] for item in plain.items} == every
     kept = {item["url"] for item in plugin.items}

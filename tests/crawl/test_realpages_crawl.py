@@ -16,14 +16,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from scrapy_simdedup.index.opening import open_index
-from tests.support import processes
-from tests.support.crawls import CRAWL_TIMEOUT, ROOT, Crawl, crawl_env, parse, scrapy_command
+from tests.support.crawls import Crawl, crawl_listed_pages
 from tests.support.realpagesite import (
     COPY_ROLES,
     KEEP_ROLES,
@@ -34,7 +32,6 @@ from tests.support.realpagesite import (
 
 pytestmark = pytest.mark.timeout(900)
 
-SPIDER = ROOT / "tests" / "support" / "realpagespider.py"
 SEED = 1  # the store's seed: the same fingerprints on every run
 ORIGINAL_PRIORITY = 10
 PRIORITY = {"original": ORIGINAL_PRIORITY, **dict.fromkeys(KEEP_ROLES, 5)}
@@ -77,20 +74,6 @@ class Crawled:
         )
 
 
-def _run(folder: Path, name: str, pages: Path, *settings: str) -> Crawl:
-    feed = folder / f"{name}.jsonl"
-    args = [arg for setting in settings for arg in ("-s", setting)]
-    done = processes.run(
-        scrapy_command("runspider", str(SPIDER), "-a", f"pages={pages}",
-                       "-o", f"{feed}:jsonl", *args),
-        cwd=folder, env=crawl_env(), capture_output=True, text=True, timeout=CRAWL_TIMEOUT,
-        check=False,
-    )  # fmt: skip
-    crawl = parse(done.returncode, done.stderr, feed)
-    assert crawl.returncode == 0, crawl.log[-3000:]
-    return crawl
-
-
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Crawled]:
     """The plugin's crawl (a new store of ``SEED``, with its verdict log) and plain
@@ -103,9 +86,11 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Crawled]:
         listed = folder / "pages.json"
         priority = {page.file: PRIORITY.get(page.role, 0) for page in pages}
         listed.write_text(json.dumps([[urls[p.file], priority[p.file]] for p in pages]))
-        plugin = _run(folder, "plugin", listed, *PLUGIN, f"SIMDEDUP_DIR={folder / 'index'}",
-                      f"SIMDEDUP_VERDICT_LOG={log}")  # fmt: skip
-        plain = _run(folder, "plain", listed)
+        plugin = crawl_listed_pages(
+            folder, "plugin", listed, *PLUGIN, f"SIMDEDUP_DIR={folder / 'index'}",
+            f"SIMDEDUP_VERDICT_LOG={log}",
+        )  # fmt: skip
+        plain = crawl_listed_pages(folder, "plain", listed)
     verdicts = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
     yield Crawled(pages, urls, plugin, plain, verdicts)
 

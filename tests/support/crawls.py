@@ -27,6 +27,7 @@ __all__ = [
     "build_sites",
     "content_of",
     "crawl_command",
+    "crawl_listed_pages",
     "feed_lines",
     "run_crawl",
     "scrapy_command",
@@ -75,6 +76,28 @@ def run_crawl(start_urls: list[str], feed: Path, *args: str) -> Crawl:
         check=False,
     )  # fmt: skip
     return parse(done.returncode, done.stderr, feed)
+
+
+PAGES_SPIDER = ROOT / "tests" / "support" / "realpagespider.py"
+
+
+def crawl_listed_pages(
+    folder: Path, name: str, pages: Path, *settings: str, text: str = "html"
+) -> Crawl:
+    """``realpagespider.py`` over the ``[url, priority]`` pairs in ``pages`` (one request at
+    a time, by priority), its feed ``folder/name.jsonl``; ``text``: its ``-a text=``. Fails
+    the test when the crawl does."""
+    feed = folder / f"{name}.jsonl"
+    args = [arg for setting in settings for arg in ("-s", setting)]
+    done = processes.run(
+        scrapy_command("runspider", str(PAGES_SPIDER), "-a", f"pages={pages}", "-a",
+                       f"text={text}", "-o", f"{feed}:jsonl", *args),
+        cwd=folder, env=crawl_env(), capture_output=True, text=True, timeout=CRAWL_TIMEOUT,
+        check=False,
+    )  # fmt: skip
+    crawl = parse(done.returncode, done.stderr, feed)
+    assert crawl.returncode == 0, crawl.log[-3000:]
+    return crawl
 
 
 def beside_plain_scrapy(url: str, folder: Path, seed: int) -> tuple[Crawl, Crawl]:
